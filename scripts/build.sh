@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Configures (once) and builds everything into build/ (or $EMSIM_BUILD_DIR).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${EMSIM_BUILD_DIR:-$root/build}
+type=${EMSIM_BUILD_TYPE:-RelWithDebInfo}
+launcher=()
+# ccache, when present, lets several checkouts share compiled objects (CI works without it).
+if command -v ccache >/dev/null 2>&1; then
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(dirname "$root")}"
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE="$type" "${launcher[@]}" >/dev/null
+fi
+cmake --build "$build" --parallel "${EMSIM_JOBS:-$(nproc)}"

@@ -1,0 +1,39 @@
+#include "api/workspaces.hpp"
+
+#include "api/shapes.hpp"
+#include "model/messages.hpp"
+#include "model/workspaces.hpp"
+
+namespace emsim::api {
+
+http::Reply ListWorkspaces(http::Ctx& ctx) {
+  return ctx.svc.store.Read([&](const model::State& s) {
+    json data = json::array();
+    for (const auto& v : model::ListWorkspaces(s, ctx.caller))
+      data.push_back(WorkspaceRecord(*v.workspace, v.domainCount, v.mailboxCount));
+    return http::Envelope(model::msg::kSuccess, std::move(data));
+  });
+}
+
+http::Reply AddOrUpdateBilling(http::Ctx& ctx) {
+  const json& b = ctx.req.body;  // shape checked by schemas/requests/billing.add_or_update.json
+  model::BillingInput in;
+  in.workspaceId = b.at("workspaceId");
+  in.firstName = b.at("firstName");
+  in.lastName = b.at("lastName");
+  in.company = b.at("company");
+  in.addressLineOne = b.at("addressLineOne");
+  in.addressLineTwo = b.value("addressLineTwo", json()).get<std::optional<std::string>>();
+  in.addressLineThree = b.value("addressLineThree", json()).get<std::optional<std::string>>();
+  in.city = b.at("city");
+  in.state = b.at("state");
+  in.country = b.at("country");
+  in.postalCode = b.at("postalCode");
+  in.phoneCc = b.at("phoneCc");
+  in.phone = b.at("phone");
+  auto done = ctx.svc.store.Write([&](model::State& s) { return model::AddOrUpdateBilling(s, ctx.caller, in, ctx.now); });
+  if (!done) return done.error();
+  return http::Envelope(model::msg::kBillingSaved, nullptr);
+}
+
+}  // namespace emsim::api

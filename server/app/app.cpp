@@ -1,0 +1,70 @@
+#include "app/app.hpp"
+
+#include "http/router.hpp"
+#include "http/server.hpp"
+#include "sim/fixtures.hpp"
+#include "sim/log.hpp"
+
+namespace emsim::app {
+
+std::string DefaultFixturePath() { return std::string(EMSIM_SOURCE_DIR) + "/fixtures/default.yaml"; }
+std::string DefaultSchemasDir() { return std::string(EMSIM_SOURCE_DIR) + "/schemas"; }
+
+App::App(Options options) : options_(std::move(options)) {
+  sim::SetLogFormat(options_.logFormat == "json" ? sim::LogFormat::kJson : sim::LogFormat::kText);
+  fixture_path_ = options_.fixtures.empty() ? DefaultFixturePath() : options_.fixtures;
+  const std::string schemas_dir = options_.schemasDir.empty() ? DefaultSchemasDir() : options_.schemasDir;
+  try {
+    schemas_ = std::make_unique<schema::Registry>(schemas_dir);
+  } catch (const std::exception& e) {
+    throw StartupError(std::string("schemas: ") + e.what());
+  }
+  sim::Fixture fixture;
+  try {
+    fixture = sim::LoadFixtureFile(fixture_path_, options_.seed);
+  } catch (const sim::FixtureError& e) {
+    throw StartupError(std::string("fixture: ") + e.what());
+  }
+  model::Millis start = sim::Clock::WallNow();
+  if (options_.clockMode == sim::ClockMode::kManual) start = options_.startTime.value_or(fixture.clockStart.value_or(start));
+  else if (options_.startTime) start = *options_.startTime;
+  store_ = std::make_unique<model::Store>(std::move(fixture.state));
+  clock_ = std::make_unique<sim::Clock>(options_.clockMode, start);
+  scheduler_ = std::make_unique<sim::Scheduler>(*store_, *clock_);
+  journal_ = std::make_unique<sim::Journal>(options_.journalCapacity);
+  error_ids_ = std::make_unique<ErrorIds>(options_.seed);
+  services_ = std::unique_ptr<Services>(
+      new Services{options_, *store_, *clock_, *scheduler_, *journal_, *schemas_, *error_ids_, "", {}});
+  try {
+    router_ = std::make_unique<http::Router>(*services_);
+  } catch (const std::exception& e) {
+    throw StartupError(e.what());
+  }
+  Wire(*services_);
+  server_ = std::make_unique<http::HttpServer>(*services_, *router_);
+}
+
+App::~App() { Stop(); }
+
+int App::Start() {
+  port_ = server_->Bind(options_.host, options_.port);
+  services_->baseUrl = options_.baseUrl.empty()
+                           ? "http://" + (options_.host == "0.0.0.0" ? std::string("127.0.0.1") : options_.host) + ":" +
+                                 std::to_string(port_)
+                           : options_.baseUrl;
+  scheduler_->Start();
+  serve_thread_ = std::thread([this] { server_->Serve(); });
+  return port_;
+}
+
+void App::Stop() {
+  if (scheduler_) scheduler_->Stop();
+  if (server_) server_->Stop();
+  if (serve_thread_.joinable()) serve_thread_.join();
+}
+
+void App::Wait() {
+  if (serve_thread_.joinable()) serve_thread_.join();
+}
+
+}  // namespace emsim::app

@@ -1,0 +1,67 @@
+#pragma once
+// What a handler may use. App owns every piece; handlers get them through Ctx::svc.
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/ids.hpp"
+#include "model/store.hpp"
+#include "schema/registry.hpp"
+#include "sim/clock.hpp"
+#include "sim/journal.hpp"
+#include "sim/scheduler.hpp"
+
+namespace emsim::app {
+
+struct Options {
+  std::string host = "127.0.0.1";
+  int port = 8080;
+  std::string fixtures;      // empty: the repository's fixtures/default.yaml
+  std::string schemasDir;    // empty: the repository's schemas/
+  sim::ClockMode clockMode = sim::ClockMode::kReal;
+  std::optional<model::Millis> startTime;  // manual clock start; default: the fixture's clock.start
+  std::uint64_t seed = 1;
+  std::string logFormat = "text";
+  size_t maxBodyBytes = 1024 * 1024;  // 413 above this
+  size_t journalCapacity = 1000;
+  int threads = 0;                    // HTTP worker threads; 0: a sensible default
+  std::string baseUrl;                // public base URL for links (checkout, sinks); empty: from host:port
+};
+
+// errorId values (Part 7: UUID v4) come from their own generator, seeded like the state's but
+// outside it, so a rejected request leaves the state exactly as it was.
+class ErrorIds {
+ public:
+  explicit ErrorIds(std::uint64_t seed) : gen_(seed ^ 0x5eedfeedULL) {}
+  std::string Next() {
+    std::lock_guard lock(mu_);
+    return gen_.Uuid4();
+  }
+  void Reset(std::uint64_t seed) {
+    std::lock_guard lock(mu_);
+    gen_ = model::IdGenerator(seed ^ 0x5eedfeedULL);
+  }
+
+ private:
+  std::mutex mu_;
+  model::IdGenerator gen_;
+};
+
+struct Services {
+  Options options;
+  model::Store& store;
+  sim::Clock& clock;
+  sim::Scheduler& scheduler;
+  sim::Journal& journal;
+  schema::Registry& schemas;
+  ErrorIds& errorIds;
+  std::string baseUrl;  // e.g. "http://127.0.0.1:8080", known once the port is bound
+  // Called by POST /_sim/reset after the store and clock are reset; later layers (sinks,
+  // faults, delivery workers) register here.
+  std::vector<std::function<void()>> resetHooks;
+};
+
+}  // namespace emsim::app

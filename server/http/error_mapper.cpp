@@ -1,0 +1,32 @@
+#include "http/error_mapper.hpp"
+
+namespace emsim::http {
+
+int StatusOf(model::ErrorCode code) {
+  switch (code) {
+    case model::ErrorCode::kValidation: return 400;
+    case model::ErrorCode::kUnauthorized: return 401;
+    case model::ErrorCode::kNotFound: return 404;
+    case model::ErrorCode::kMethodNotAllowed: return 405;
+    case model::ErrorCode::kPayloadTooLarge: return 413;
+    case model::ErrorCode::kUnsupportedMediaType: return 415;
+    case model::ErrorCode::kTooManyRequests: return 429;
+    case model::ErrorCode::kInternal: return 500;
+  }
+  return 500;
+}
+
+Response ToResponse(const model::Error& error, const std::string& error_id) {
+  const int status = StatusOf(error.code);
+  json body = {{"status", status}, {"message", error.message}};
+  if (error.code == model::ErrorCode::kValidation) {
+    json errors = json::array();
+    for (const auto& e : error.errors) errors.push_back({{"msg", e.msg}, {"param", e.param}, {"location", e.location}});
+    body["errors"] = std::move(errors);
+  } else {
+    body["errorId"] = error_id;
+  }
+  return Json(std::move(body), status);
+}
+
+}  // namespace emsim::http

@@ -1,0 +1,36 @@
+#include "http/route_table.hpp"
+
+#include "api/domains.hpp"
+#include "api/mailboxes.hpp"
+#include "api/sim_control.hpp"
+#include "api/workspaces.hpp"
+
+namespace emsim::http {
+
+const std::vector<Route>& Routes() {
+  using A = Access;
+  // clang-format off
+  static const std::vector<Route> kRoutes = {
+    // ---- Part 4.1 billing, 4.2 workspaces ------------------------------------------------------
+    {"GET",  "/v1/workspace/list",                   "workspaces.list",        A::kWorkspace, &api::ListWorkspaces},
+    {"POST", "/v1/billing-details/add-or-update",    "billing.add_or_update",  A::kWorkspace, &api::AddOrUpdateBilling},
+    // ---- Part 4.3 mailboxes -------------------------------------------------------------------
+    {"GET",  "/v1/mailbox/list",                     "mailboxes.list",         A::kWorkspace, &api::ListMailboxes},
+    {"GET",  "/v1/mailbox/details",                  "mailboxes.details",      A::kWorkspace, &api::MailboxDetails},
+    // ---- Part 4.4 domains ---------------------------------------------------------------------
+    {"GET",  "/v1/domain/list",                      "domains.list",           A::kWorkspace, &api::ListDomains},
+    // ---- /_sim control plane (DESIGN.md) ------------------------------------------------------
+    {"GET",  "/_sim/health",                         "sim.health",             A::kControl,   &api::SimHealth},
+    {"POST", "/_sim/reset",                          "sim.reset",              A::kControl,   &api::SimReset},
+    {"GET",  "/_sim/state",                          "sim.state.get",          A::kControl,   &api::SimGetState},
+    {"PUT",  "/_sim/state",                          "sim.state.put",          A::kControl,   &api::SimPutState},
+    {"GET",  "/_sim/requests",                       "sim.requests.list",      A::kControl,   &api::SimListRequests},
+    {"GET",  "/_sim/clock",                          "sim.clock.get",          A::kControl,   &api::SimGetClock},
+    {"PUT",  "/_sim/clock",                          "sim.clock.put",          A::kControl,   &api::SimPutClock},
+    {"POST", "/_sim/clock/advance",                  "sim.clock.advance",      A::kControl,   &api::SimAdvanceClock},
+  };
+  // clang-format on
+  return kRoutes;
+}
+
+}  // namespace emsim::http

@@ -1,0 +1,26 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "http/types.hpp"
+
+namespace emsim::http {
+
+enum class Access {
+  kWorkspace,  // x-auth-service required; x-workspace-key / x-workspace-id select the workspace
+  kAccount,    // x-auth-service required; workspace headers ignored (Part 4.10 webhooks)
+  kControl,    // /_sim control plane: no API key
+};
+
+struct Route {
+  const char* method;
+  const char* pattern;      // "/v2/webhooks/endpoints/:id"
+  const char* operationId;  // resource.verb: also the schema file names and the journal's key
+  Access access;
+  Handler handler;
+};
+
+// THE list of endpoints (STYLE.md habit 1). No handler is registered anywhere else.
+const std::vector<Route>& Routes();
+
+}  // namespace emsim::http

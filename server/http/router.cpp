@@ -1,0 +1,211 @@
+#include "http/router.hpp"
+
+#include <atomic>
+#include <cstdio>
+#include <stdexcept>
+
+#include "http/error_mapper.hpp"
+#include "model/messages.hpp"
+#include "sim/log.hpp"
+
+namespace emsim::http {
+
+std::vector<std::string> SplitPath(const std::string& path) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < path.size()) {
+    if (path[i] == '/') { ++i; continue; }
+    size_t j = path.find('/', i);
+    if (j == std::string::npos) j = path.size();
+    out.push_back(path.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+Router::Router(app::Services& svc) : svc_(svc) {
+  for (const auto& r : Routes()) {
+    const std::string op = r.operationId;
+    if (!svc_.schemas.Has("requests/" + op))
+      throw std::runtime_error("operation " + op + " has no request schema (schemas/requests/" + op + ".json)");
+    if (r.access != Access::kControl && !svc_.schemas.Has("responses/" + op))
+      throw std::runtime_error("operation " + op + " has no response schema (schemas/responses/" + op + ".json)");
+    routes_.push_back({&r, SplitPath(r.pattern)});
+  }
+}
+
+Router::Match Router::Find(const std::string& method, const std::string& path) const {
+  Match m;
+  const auto segs = SplitPath(path);
+  for (const auto& c : routes_) {
+    if (c.segments.size() != segs.size()) continue;
+    std::map<std::string, std::string> params;
+    bool ok = true;
+    for (size_t i = 0; i < segs.size() && ok; ++i) {
+      if (!c.segments[i].empty() && c.segments[i][0] == ':') params[c.segments[i].substr(1)] = segs[i];
+      else ok = c.segments[i] == segs[i];
+    }
+    if (!ok) continue;
+    m.pathKnown = true;
+    if (method == c.route->method) {
+      m.route = c.route;
+      m.params = std::move(params);
+      return m;
+    }
+  }
+  return m;
+}
+
+namespace {
+
+std::atomic<std::uint64_t> g_request_counter{0};  // request ids only; not simulator state
+
+bool IsJsonContentType(const std::string& ct) {
+  // "application/json", "application/json; charset=utf-8", "application/vnd.x+json"
+  const auto semi = ct.find(';');
+  std::string base = ct.substr(0, semi);
+  while (!base.empty() && base.back() == ' ') base.pop_back();
+  for (auto& ch : base) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return base == "application/json" || (base.size() > 5 && base.compare(base.size() - 5, 5, "+json") == 0);
+}
+
+bool IsBlank(const std::string& s) {
+  for (char c : s)
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n') return false;
+  return true;
+}
+
+// "line 1, column 14: unexpected '}'" from nlohmann's byte offset.
+std::string WhereItBroke(const std::string& body, const json::parse_error& e) {
+  size_t line = 1, col = 1;
+  for (size_t i = 0; i + 1 < e.byte && i < body.size(); ++i) {
+    if (body[i] == '\n') { ++line; col = 1; } else { ++col; }
+  }
+  std::string what = e.what();
+  const auto pos = what.find("syntax error");
+  if (pos != std::string::npos) what = what.substr(pos);
+  return "line " + std::to_string(line) + ", column " + std::to_string(col) + ": " + what;
+}
+
+}  // namespace
+
+Response Router::Handle(const RawRequest& raw) {
+  // ---- request id ------------------------------------------------------------------------------
+  Request req;
+  char id[32];
+  std::snprintf(id, sizeof id, "req_%08llu", static_cast<unsigned long long>(++g_request_counter));
+  req.requestId = id;
+  req.method = raw.method;
+  req.path = raw.path;
+  req.headers = raw.headers;
+  req.rawBody = raw.body;
+  const model::Millis started = svc_.clock.Now();
+  for (const auto& [k, v] : raw.params) {
+    if (!req.query.contains(k)) req.query[k] = v;
+    else if (req.query[k].is_array()) req.query[k].push_back(v);
+    else req.query[k] = json::array({req.query[k], v});
+  }
+  auto fail = [&](const model::Error& e) {
+    json errors = e.code == model::ErrorCode::kValidation ? ToResponse(e, "").body["errors"] : json();
+    return Finish(req, ToResponse(e, svc_.errorIds.Next()), started, errors.is_null() ? nullptr : &errors);
+  };
+
+  // ---- route -------------------------------------------------------------------------------------
+  Match match = Find(req.method, req.path);
+  if (!match.route) {
+    if (match.pathKnown)
+      return fail({model::ErrorCode::kMethodNotAllowed,
+                   std::string(model::msg::kMethodNotAllowed) + ": " + req.method + " " + req.path, {}});
+    return fail({model::ErrorCode::kNotFound, std::string(model::msg::kRouteNotFound) + ": " + req.method + " " + req.path, {}});
+  }
+  const Route& route = *match.route;
+  req.operationId = route.operationId;
+  req.params = std::move(match.params);
+
+  // ---- size limit ---------------------------------------------------------------------------------
+  if (route.access != Access::kControl && raw.body.size() > svc_.options.maxBodyBytes) {
+    return fail({model::ErrorCode::kPayloadTooLarge,
+                 std::string(model::msg::kPayloadTooLarge) + " (limit " + std::to_string(svc_.options.maxBodyBytes) +
+                     " bytes)", {}});
+  }
+
+  // ---- auth (Part 5) -----------------------------------------------------------------------------
+  Ctx ctx{svc_, req, {}, 0};
+  if (route.access != Access::kControl) {
+    std::string ws = req.Header("x-workspace-key");
+    if (ws.empty()) ws = req.Header("x-workspace-id");
+    auto caller = svc_.store.Read([&](const model::State& s) {
+      return model::Authenticate(s, req.Header("x-auth-service"), ws, route.access == Access::kWorkspace);
+    });
+    if (!caller) return fail(caller.error());
+    ctx.caller = *caller;
+  }
+
+  // ---- body: content type, JSON -----------------------------------------------------------------
+  if (!IsBlank(raw.body)) {
+    if (!IsJsonContentType(req.Header("content-type"))) {
+      return fail({model::ErrorCode::kUnsupportedMediaType,
+                   std::string(model::msg::kUnsupportedMediaType) + " (got '" + req.Header("content-type") + "')", {}});
+    }
+    try {
+      req.body = json::parse(raw.body);
+      req.hasBody = true;
+    } catch (const json::parse_error& e) {
+      model::Error err = model::Error::Validation("body", std::string(model::msg::kMalformedJson) + " at " + WhereItBroke(raw.body, e));
+      err.message = std::string(model::msg::kMalformedJson) + " at " + WhereItBroke(raw.body, e);
+      return fail(err);
+    }
+  }
+
+  // ---- schema validation (Part 7) ----------------------------------------------------------------
+  {
+    json doc = {{"query", req.query}};
+    if (req.hasBody) doc["body"] = req.body;
+    auto errors = svc_.schemas.CheckRequest(std::string("requests/") + route.operationId, doc);
+    if (!errors.empty()) {
+      model::Error err{model::ErrorCode::kValidation, model::msg::kValidationFailed, std::move(errors)};
+      err.message = std::string(model::msg::kValidationFailed) + ": " + err.errors.front().msg;
+      if (err.errors.size() > 1) err.message += " (and " + std::to_string(err.errors.size() - 1) + " more)";
+      return fail(err);
+    }
+  }
+
+  // ---- handler -----------------------------------------------------------------------------------
+  ctx.now = svc_.clock.Now();
+  try {
+    Reply reply = route.handler(ctx);
+    if (!reply) return fail(reply.error());
+    return Finish(req, std::move(reply.value()), started, nullptr);
+  } catch (const std::exception& e) {
+    const std::string error_id = svc_.errorIds.Next();
+    sim::Log("error", "unhandled exception", {{"requestId", req.requestId}, {"errorId", error_id},
+                                              {"operationId", req.operationId}, {"what", e.what()}});
+    return Finish(req, ToResponse(model::Error::Internal(model::msg::kInternalError), error_id), started, nullptr);
+  } catch (...) {
+    const std::string error_id = svc_.errorIds.Next();
+    sim::Log("error", "unhandled exception", {{"requestId", req.requestId}, {"errorId", error_id}});
+    return Finish(req, ToResponse(model::Error::Internal(model::msg::kInternalError), error_id), started, nullptr);
+  }
+}
+
+Response Router::Finish(Request& req, Response res, const model::Millis started, const json* validation_errors) {
+  res.headers.emplace_back("x-request-id", req.requestId);
+  // The journal (GET /_sim/requests) skips its own reads, so polling it does not fill it.
+  if (req.operationId != "sim.requests.list") {
+    json entry = {{"id", req.requestId},
+                  {"time", model::FormatIso(started)},
+                  {"method", req.method},
+                  {"path", req.path},
+                  {"query", req.query},
+                  {"operationId", req.operationId.empty() ? json(nullptr) : json(req.operationId)},
+                  {"status", res.status}};
+    if (req.hasBody) entry["body"] = sim::Redact(req.body);
+    else if (!req.rawBody.empty()) entry["rawBody"] = req.rawBody.substr(0, 4096);
+    if (validation_errors) entry["validationErrors"] = *validation_errors;
+    if (res.status >= 400 && res.body.is_object()) entry["response"] = res.body;
+    svc_.journal.Add(std::move(entry));
+  }
+  return res;
+}
+
+}  // namespace emsim::http

@@ -1,0 +1,46 @@
+#pragma once
+// The request pipeline every endpoint goes through (stripe-mock's shape), under banner comments
+// in router.cpp: request id -> route -> auth -> body -> schema -> handler -> respond + journal.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "http/route_table.hpp"
+#include "http/types.hpp"
+
+namespace emsim::http {
+
+struct RawRequest {
+  std::string method, path, body;
+  std::multimap<std::string, std::string> headers;  // lower-cased names
+  std::multimap<std::string, std::string> params;   // query string
+};
+
+class Router {
+ public:
+  // Throws std::runtime_error when an operation lacks its request schema (emsim refuses to
+  // start) or a public operation lacks its response schema.
+  explicit Router(app::Services& svc);
+  Response Handle(const RawRequest& raw);
+
+  // A route matched by method and path, with its path parameters.
+  struct Match {
+    const Route* route = nullptr;
+    std::map<std::string, std::string> params;
+    bool pathKnown = false;  // some route has this path (for 405 vs 404)
+  };
+  Match Find(const std::string& method, const std::string& path) const;
+
+ private:
+  struct Compiled {
+    const Route* route;
+    std::vector<std::string> segments;
+  };
+  Response Finish(Request& req, Response res, const model::Millis started, const json* validation_errors);
+  app::Services& svc_;
+  std::vector<Compiled> routes_;
+};
+
+std::vector<std::string> SplitPath(const std::string& path);
+
+}  // namespace emsim::http

@@ -1,0 +1,102 @@
+#include "http/server.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <thread>
+
+#include <httplib.h>
+
+#include "http/error_mapper.hpp"
+#include "model/messages.hpp"
+
+namespace emsim::http {
+
+namespace {
+
+constexpr size_t kControlMaxBodyBytes = 512u * 1024 * 1024;
+
+std::string Lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+void Write(const Response& res, httplib::Response& out) {
+  out.status = res.status;
+  for (const auto& [k, v] : res.headers) out.set_header(k, v);
+  if (res.raw) out.set_content(*res.raw, res.contentType.c_str());
+  else out.set_content(res.body.dump(), res.contentType.c_str());
+}
+
+}  // namespace
+
+HttpServer::HttpServer(app::Services& svc, Router& router)
+    : svc_(svc), router_(router), server_(std::make_unique<httplib::Server>()) {
+  auto& s = *server_;
+  s.set_tcp_nodelay(true);
+  s.set_keep_alive_max_count(100000);
+  s.set_keep_alive_timeout(30);
+  s.set_read_timeout(30, 0);
+  // The public API's limit (--max-body-bytes) is enforced by the router; the transport limit is
+  // larger so that a whole-state PUT /_sim/state of a big fixture still fits.
+  s.set_payload_max_length(std::max<size_t>(svc_.options.maxBodyBytes, kControlMaxBodyBytes));
+  const int threads = svc_.options.threads > 0 ? svc_.options.threads
+                                               : std::max(8, static_cast<int>(std::thread::hardware_concurrency()) * 8);
+  s.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+
+  auto handle = [this](const httplib::Request& in, httplib::Response& out) {
+    RawRequest raw;
+    raw.method = in.method;
+    raw.path = in.path;
+    raw.body = in.body;
+    for (const auto& [k, v] : in.headers) raw.headers.emplace(Lower(k), v);
+    for (const auto& [k, v] : in.params) raw.params.emplace(k, v);
+    Write(router_.Handle(raw), out);
+  };
+  const char* any = R"(/.*)";
+  s.Get(any, handle);
+  s.Post(any, handle);
+  s.Put(any, handle);
+  s.Patch(any, handle);
+  s.Delete(any, handle);
+  s.Options(any, handle);
+
+  // Errors httplib raises before our pipeline runs (body over the limit: 413; unparsable
+  // request line: 400) still answer in the spec's error shape.
+  s.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    model::Error e;
+    if (res.status == 413) e = {model::ErrorCode::kPayloadTooLarge,
+                                std::string(model::msg::kPayloadTooLarge) + " (limit " +
+                                    std::to_string(svc_.options.maxBodyBytes) + " bytes)", {}};
+    else if (res.status == 404) e = model::Error::NotFound(model::msg::kRouteNotFound);
+    else if (res.status == 400) e = model::Error::Validation("request", "Malformed HTTP request", "headers");
+    else e = {model::ErrorCode::kInternal, "HTTP error " + std::to_string(res.status), {}};
+    Response r = ToResponse(e, svc_.errorIds.Next());
+    r.status = res.status;
+    if (r.body.contains("status")) r.body["status"] = res.status;
+    res.set_content(r.body.dump(), "application/json");
+    svc_.journal.Add({{"method", req.method}, {"path", req.path}, {"status", res.status}, {"response", r.body}});
+  });
+  s.set_exception_handler([this](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+    Response r = ToResponse(model::Error::Internal(model::msg::kInternalError), svc_.errorIds.Next());
+    Write(r, res);
+  });
+}
+
+HttpServer::~HttpServer() { Stop(); }
+
+int HttpServer::Bind(const std::string& host, int port) {
+  int bound = port == 0 ? server_->bind_to_any_port(host) : (server_->bind_to_port(host, port) ? port : -1);
+  if (bound <= 0) throw std::runtime_error("cannot listen on " + host + ":" + std::to_string(port));
+  return bound;
+}
+
+void HttpServer::Serve() { server_->listen_after_bind(); }
+
+void HttpServer::Stop() {
+  if (server_) server_->stop();
+}
+
+bool HttpServer::IsRunning() const { return server_->is_running(); }
+
+}  // namespace emsim::http

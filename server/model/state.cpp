@@ -1,0 +1,158 @@
+#include "model/state.hpp"
+
+#include <stdexcept>
+
+namespace emsim::model {
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(User, id, email, firstName, lastName)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Account, id, apiKey, user, walletCents)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BillingDetails, id, userId, firstName, lastName, workspaceId,
+                                                company, addressLineOne, addressLineTwo, addressLineThree, city,
+                                                state, country, postalCode, phoneCc, phone, languagePreference)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Workspace, id, accountId, name, isDefault, billingDetails,
+                                                createdAt)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DnsState, spf, dmarc, dkim, mx)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Domain, id, accountId, workspaceId, domain, status, createdAt,
+                                                updatedAt, forwardTo, forwardToAddedOnReseller, dmarcEmail,
+                                                dmarcEmailAddedToReseller, forwardingEmail, forwardingEmailAdded,
+                                                catchAllEmail, catchAllEmailAdded, nameServers, purchaseType,
+                                                serviceProvider, registeredOn, expireOn, isWarmedUp, healthScore,
+                                                healthErrorMessage, healthLabel, tags, dns)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Mailbox, id, accountId, workspaceId, domainId, username,
+                                                firstName, lastName, status, profilePicture, assignedOn, expireOn,
+                                                createdAt)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Subscription, id, accountId, subscriptionId, subscriptionStatus,
+                                                plan, planKey, price, totalMailboxQuantity, periodStart, periodEnd,
+                                                subscriptionCreationDate, planUpgradeCancelPossible,
+                                                paymentFailureMessage, invoiceDetails, placementCredits)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DnsShieldSubscription, id, accountId, subscriptionId, planType,
+                                                totalSlots, totalUsedSlots, status)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CatalogueEntry, domainName, domainPriceCents, renewPriceCents)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Plan, key, plan, price, totalMailboxQuantity, placementCredits)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Address, name, address)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Email, id, accountId, workspaceId, account, threadId, messageId,
+                                                subject, snippet, date, from, to, cc, size, labels, folderPath,
+                                                isRead, isStarred, hasAttachments)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Event, id, type, accountId, createdMs, apiVersion, data)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Job, seq, dueMs, kind, args)
+
+void State::RebuildIndexes() {
+  accountByApiKey.clear();
+  for (const auto& a : accounts) accountByApiKey[a.apiKey] = a.id;
+  mailboxesByDomain.clear();
+  for (const auto& m : mailboxes) mailboxesByDomain[m.domainId].push_back(m.id);
+}
+
+Domain& State::AddDomain(Domain d) { return domains.Insert(std::move(d)); }
+
+Mailbox& State::AddMailbox(Mailbox m) {
+  mailboxesByDomain[m.domainId].push_back(m.id);
+  return mailboxes.Insert(std::move(m));
+}
+
+Millis State::TimingMs(const std::string& key, Millis default_ms) const {
+  auto it = timings.find(key);
+  return it == timings.end() ? default_ms : it->second * kSecond;
+}
+
+std::uint64_t State::Schedule(Millis due, std::string kind, json args) {
+  const std::uint64_t seq = nextJobSeq++;
+  jobs.emplace(std::make_pair(due, seq), Job{seq, due, std::move(kind), std::move(args)});
+  return seq;
+}
+
+Event& State::Emit(std::string type, std::string account_id, json data, Millis now) {
+  Event e;
+  e.id = "evt_" + ids.UuidV7(now);  // Part 6: evt_ + UUIDv7
+  e.type = std::move(type);
+  e.accountId = std::move(account_id);
+  e.createdMs = now;
+  e.data = std::move(data);
+  events.push_back(std::move(e));
+  return events.back();
+}
+
+namespace {
+template <class T>
+json TableToJson(const Table<T>& t) {
+  json a = json::array();
+  for (const auto& r : t) a.push_back(r);
+  return a;
+}
+template <class T>
+void TableFromJson(const json& j, const char* key, Table<T>& t) {
+  if (!j.contains(key)) return;
+  try {
+    t.Assign(j.at(key).get<std::vector<T>>());
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(std::string("state.") + key + ": " + e.what());
+  }
+}
+}  // namespace
+
+json DumpState(const State& s) {
+  json j;
+  j["ids"] = {{"seed", s.ids.seed()}, {"counter", s.ids.counter()}};
+  j["timings"] = s.timings;
+  j["accounts"] = TableToJson(s.accounts);
+  j["workspaces"] = TableToJson(s.workspaces);
+  j["domains"] = TableToJson(s.domains);
+  j["mailboxes"] = TableToJson(s.mailboxes);
+  j["subscriptions"] = TableToJson(s.subscriptions);
+  j["dnsShield"] = TableToJson(s.dnsShield);
+  j["emails"] = TableToJson(s.emails);
+  j["catalogue"] = s.catalogue;
+  j["plans"] = s.plans;
+  j["events"] = s.events;
+  json jobs = json::array();
+  for (const auto& [key, job] : s.jobs) jobs.push_back(job);
+  j["jobs"] = jobs;
+  j["nextJobSeq"] = s.nextJobSeq;
+  return j;
+}
+
+State LoadState(const json& j) {
+  if (!j.is_object()) throw std::invalid_argument("state must be a JSON object");
+  State s;
+  try {
+    if (j.contains("ids")) s.ids.Restore(j.at("ids").at("seed").get<std::uint64_t>(),
+                                         j.at("ids").at("counter").get<std::uint64_t>());
+    if (j.contains("timings")) s.timings = j.at("timings").get<std::map<std::string, std::int64_t>>();
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(std::string("state.ids/timings: ") + e.what());
+  }
+  TableFromJson(j, "accounts", s.accounts);
+  TableFromJson(j, "workspaces", s.workspaces);
+  TableFromJson(j, "domains", s.domains);
+  TableFromJson(j, "mailboxes", s.mailboxes);
+  TableFromJson(j, "subscriptions", s.subscriptions);
+  TableFromJson(j, "dnsShield", s.dnsShield);
+  TableFromJson(j, "emails", s.emails);
+  try {
+    if (j.contains("catalogue")) s.catalogue = j.at("catalogue").get<std::vector<CatalogueEntry>>();
+    if (j.contains("plans")) s.plans = j.at("plans").get<std::vector<Plan>>();
+    if (j.contains("events")) s.events = j.at("events").get<std::vector<Event>>();
+    if (j.contains("jobs")) {
+      for (auto job : j.at("jobs").get<std::vector<Job>>()) {
+        s.jobs.emplace(std::make_pair(job.dueMs, job.seq), std::move(job));
+      }
+    }
+    if (j.contains("nextJobSeq")) s.nextJobSeq = j.at("nextJobSeq").get<std::uint64_t>();
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(std::string("state: ") + e.what());
+  }
+  // Referential checks: a dangling reference would crash later requests.
+  for (const auto& w : s.workspaces)
+    if (!s.accounts.Contains(w.accountId))
+      throw std::invalid_argument("state.workspaces: " + w.id + " names unknown account " + w.accountId);
+  for (const auto& d : s.domains)
+    if (!s.workspaces.Contains(d.workspaceId))
+      throw std::invalid_argument("state.domains: " + d.id + " names unknown workspace " + d.workspaceId);
+  for (const auto& m : s.mailboxes)
+    if (!s.domains.Contains(m.domainId))
+      throw std::invalid_argument("state.mailboxes: " + m.id + " names unknown domain " + m.domainId);
+  s.RebuildIndexes();
+  return s;
+}
+
+}  // namespace emsim::model

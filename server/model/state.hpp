@@ -1,0 +1,211 @@
+#pragma once
+// The whole simulated world in one value. Records carry the spec's field names (Part 2) so
+// that the API layer, the state dump and the fixtures all speak the same vocabulary. Timestamps
+// are Millis (Unix ms, simulated clock); money is integer cents.
+//
+// State has no lock: model::Store owns one State and guards it. Functions that change a State
+// live next to the resource they concern (model/<resource>.cpp) and take `now` explicitly.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "model/ids.hpp"
+#include "model/json.hpp"
+#include "model/money.hpp"
+#include "model/table.hpp"
+#include "model/time.hpp"
+
+namespace emsim::model {
+
+struct User {
+  std::string id, email, firstName, lastName;
+};
+
+struct Account {
+  std::string id;
+  std::string apiKey;
+  User user;
+  Cents walletCents = 0;  // DESIGN.md: the wallet belongs to the account
+};
+
+struct BillingDetails {
+  std::string id, userId, firstName, lastName, workspaceId, company, addressLineOne;
+  std::optional<std::string> addressLineTwo, addressLineThree;
+  std::string city, state, country, postalCode, phoneCc, phone;
+  std::string languagePreference = "en";
+};
+
+struct Workspace {
+  std::string id;
+  std::string accountId;
+  std::string name;
+  bool isDefault = false;
+  std::optional<BillingDetails> billingDetails;
+  Millis createdAt = 0;
+};
+
+struct DnsState {
+  bool spf = false, dmarc = false, dkim = false, mx = false;
+};
+
+struct Domain {
+  std::string id, accountId, workspaceId, domain;
+  std::string status = "PENDING";
+  Millis createdAt = 0, updatedAt = 0;
+  std::optional<std::string> forwardTo;
+  bool forwardToAddedOnReseller = false;
+  std::optional<std::string> dmarcEmail;
+  bool dmarcEmailAddedToReseller = false;
+  std::optional<std::string> forwardingEmail;
+  bool forwardingEmailAdded = false;
+  std::optional<std::string> catchAllEmail;
+  bool catchAllEmailAdded = false;
+  std::optional<std::vector<std::string>> nameServers;
+  std::string purchaseType = "REGISTERED";
+  std::string serviceProvider = "GOOGLE";
+  Millis registeredOn = 0, expireOn = 0;
+  bool isWarmedUp = false;
+  int healthScore = 0;
+  std::optional<std::string> healthErrorMessage;
+  std::string healthLabel = "Poor";
+  std::vector<std::string> tags;
+  DnsState dns;
+};
+
+struct Mailbox {
+  std::string id, accountId, workspaceId, domainId;
+  std::string username, firstName, lastName;
+  std::string status = "ACTIVE";
+  std::optional<std::string> profilePicture;
+  Millis assignedOn = 0, expireOn = 0, createdAt = 0;
+};
+
+struct Subscription {
+  std::string id, accountId, subscriptionId;
+  std::string subscriptionStatus = "ACTIVE";
+  std::string plan;
+  std::string planKey;
+  std::int64_t price = 0;  // whole dollars, as Part 2 shows an integer
+  std::int64_t totalMailboxQuantity = 0;
+  Millis periodStart = 0, periodEnd = 0, subscriptionCreationDate = 0;
+  bool planUpgradeCancelPossible = true;
+  std::optional<std::string> paymentFailureMessage;
+  std::string invoiceDetails;
+  std::int64_t placementCredits = 0;  // gap decision: MONTHLY placement credits per subscription
+};
+
+struct DnsShieldSubscription {
+  std::string id, accountId, subscriptionId;
+  std::string planType = "STARTER";
+  std::int64_t totalSlots = 0, totalUsedSlots = 0;
+  std::string status = "ACTIVE";
+};
+
+struct CatalogueEntry {
+  std::string domainName;
+  Cents domainPriceCents = 0, renewPriceCents = 0;
+};
+
+struct Plan {
+  std::string key, plan;
+  std::int64_t price = 0, totalMailboxQuantity = 0, placementCredits = 0;
+};
+
+struct Address {
+  std::string name, address;
+};
+
+struct Email {
+  std::string id, accountId, workspaceId;
+  std::string account, threadId, messageId, subject, snippet;
+  Millis date = 0;
+  std::vector<Address> from, to;
+  std::vector<std::string> cc;
+  std::int64_t size = 0;
+  std::vector<std::string> labels;
+  std::string folderPath;
+  bool isRead = false, isStarred = false, hasAttachments = false;
+};
+
+// Part 6 envelope plus who owns it. `created` is Unix seconds of simulated time.
+struct Event {
+  std::string id, type, accountId;
+  Millis createdMs = 0;
+  std::string apiVersion = "2026-07-01";
+  json data = json::object();
+};
+
+// Delayed work is data, so pending work survives a state dump/load and a reset clears it.
+// The scheduler (sim/scheduler) runs jobs in (dueMs, seq) order.
+struct Job {
+  std::uint64_t seq = 0;
+  Millis dueMs = 0;
+  std::string kind;  // e.g. "domains.apply_dmarc"; a runner is registered per kind
+  json args = json::object();
+};
+
+struct State {
+  IdGenerator ids;
+  std::map<std::string, std::int64_t> timings;  // seconds, from the fixture; see TimingMs()
+
+  Table<Account> accounts;
+  Table<Workspace> workspaces;
+  Table<Domain> domains;
+  Table<Mailbox> mailboxes;
+  Table<Subscription> subscriptions;
+  Table<DnsShieldSubscription> dnsShield;
+  Table<Email> emails;
+  std::vector<CatalogueEntry> catalogue;
+  std::vector<Plan> plans;
+
+  std::vector<Event> events;
+  std::map<std::pair<Millis, std::uint64_t>, Job> jobs;
+  std::uint64_t nextJobSeq = 1;
+
+  // ---- derived indexes (rebuilt by RebuildIndexes; never dumped) ----
+  std::unordered_map<std::string, std::string> accountByApiKey;
+  std::unordered_map<std::string, std::vector<std::string>> mailboxesByDomain;
+
+  void RebuildIndexes();
+  Domain& AddDomain(Domain d);
+  Mailbox& AddMailbox(Mailbox m);
+
+  // A delay from the fixture's `timings` (seconds), or the default.
+  Millis TimingMs(const std::string& key, Millis default_ms) const;
+
+  // Schedules delayed work; answers the job's seq.
+  std::uint64_t Schedule(Millis due, std::string kind, json args);
+
+  // Records an event in the outbox (Part 6 envelope). Delivery is the events layer's business.
+  Event& Emit(std::string type, std::string account_id, json data, Millis now);
+};
+
+// Whole-state dump/load (GET|PUT /_sim/state). Load throws std::exception with a message that
+// names the part that is wrong; callers keep the old state when it does.
+json DumpState(const State& s);
+State LoadState(const json& j);
+
+// Per-record JSON for dumps (field names as in Part 2; times as Unix ms).
+#define EMSIM_DECLARE_JSON(T)                \
+  void to_json(json& j, const T& v);         \
+  void from_json(const json& j, T& v);
+EMSIM_DECLARE_JSON(User)
+EMSIM_DECLARE_JSON(Account)
+EMSIM_DECLARE_JSON(BillingDetails)
+EMSIM_DECLARE_JSON(Workspace)
+EMSIM_DECLARE_JSON(DnsState)
+EMSIM_DECLARE_JSON(Domain)
+EMSIM_DECLARE_JSON(Mailbox)
+EMSIM_DECLARE_JSON(Subscription)
+EMSIM_DECLARE_JSON(DnsShieldSubscription)
+EMSIM_DECLARE_JSON(CatalogueEntry)
+EMSIM_DECLARE_JSON(Plan)
+EMSIM_DECLARE_JSON(Address)
+EMSIM_DECLARE_JSON(Email)
+EMSIM_DECLARE_JSON(Event)
+EMSIM_DECLARE_JSON(Job)
+
+}  // namespace emsim::model

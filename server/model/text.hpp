@@ -1,0 +1,29 @@
+#pragma once
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <string_view>
+
+namespace emsim::model {
+
+inline std::string ToLower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+inline std::string ToUpper(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::toupper(c); });
+  return out;
+}
+
+// Case-insensitive substring test; `needle_lower` must already be lower case.
+inline bool ContainsFolded(std::string_view haystack, std::string_view needle_lower) {
+  if (needle_lower.empty()) return true;
+  auto it = std::search(haystack.begin(), haystack.end(), needle_lower.begin(), needle_lower.end(),
+                        [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+  return it != haystack.end();
+}
+
+}  // namespace emsim::model

@@ -1,0 +1,33 @@
+#pragma once
+// Part 4.1 billing and Part 4.2 workspaces.
+#include <string>
+#include <vector>
+
+#include "model/auth.hpp"
+#include "model/error.hpp"
+#include "model/state.hpp"
+
+namespace emsim::model {
+
+struct WorkspaceView {
+  const Workspace* workspace;
+  std::int64_t domainCount;
+  std::int64_t mailboxCount;
+};
+
+// The caller's workspaces in creation order, with counts computed from state.
+std::vector<WorkspaceView> ListWorkspaces(const State& s, const Caller& caller);
+
+// Fields of Part 4.1's body. Required-ness and the country code are checked by the request
+// schema (gap decision: all fields but addressLineTwo/Three are required).
+struct BillingInput {
+  std::string workspaceId, firstName, lastName, company, addressLineOne;
+  std::optional<std::string> addressLineTwo, addressLineThree;
+  std::string city, state, country, postalCode, phoneCc, phone;
+};
+
+// Adds or replaces the billing details of one of the caller's workspaces.
+// Unknown workspace or one of another account: 404.
+Status AddOrUpdateBilling(State& s, const Caller& caller, const BillingInput& in, Millis now);
+
+}  // namespace emsim::model

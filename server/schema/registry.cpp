@@ -1,0 +1,267 @@
+#include "schema/registry.hpp"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validator.hpp>
+
+namespace emsim::schema {
+namespace fs = std::filesystem;
+
+struct Registry::Compiled {
+  json resolved;
+  valijson::Schema schema;
+};
+
+std::string Issue::Pointer() const {
+  std::string out;
+  for (const auto& p : path) out += "/" + p;
+  return out.empty() ? "/" : out;
+}
+
+namespace {
+
+json ReadJsonFile(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error(file.string() + ": cannot read");
+  try {
+    return json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw std::runtime_error(file.string() + ": not valid JSON: " + e.what());
+  }
+}
+
+// Inlines every "$ref": file refs relative to `file`, "#/..." refs within `root_doc`.
+json Inline(const json& node, const fs::path& file, const json& root_doc, int depth) {
+  if (depth > 32) throw std::runtime_error(file.string() + ": $ref nesting too deep (a cycle?)");
+  if (node.is_array()) {
+    json out = json::array();
+    for (const auto& v : node) out.push_back(Inline(v, file, root_doc, depth));
+    return out;
+  }
+  if (!node.is_object()) return node;
+  if (node.contains("$ref") && node["$ref"].is_string()) {
+    const std::string ref = node["$ref"];
+    const auto hash = ref.find('#');
+    const std::string target_file = ref.substr(0, hash);
+    const std::string pointer = hash == std::string::npos ? "" : ref.substr(hash + 1);
+    fs::path next_file = file;
+    json next_root = root_doc;
+    if (!target_file.empty()) {
+      next_file = (file.parent_path() / target_file).lexically_normal();
+      next_root = ReadJsonFile(next_file);
+    }
+    json target;
+    try {
+      target = pointer.empty() ? next_root : next_root.at(json::json_pointer(pointer));
+    } catch (const std::exception& e) {
+      throw std::runtime_error(file.string() + ": dangling $ref " + ref);
+    }
+    json inlined = Inline(target, next_file, next_root, depth + 1);
+    if (inlined.is_object()) {
+      inlined.erase("$id");
+      inlined.erase("$schema");
+      inlined.erase("definitions");
+      // Sibling keywords next to $ref (e.g. a description) are kept.
+      for (const auto& [k, v] : node.items())
+        if (k != "$ref") inlined[k] = Inline(v, file, root_doc, depth);
+    }
+    return inlined;
+  }
+  json out = json::object();
+  for (const auto& [k, v] : node.items()) out[k] = Inline(v, file, root_doc, depth);
+  return out;
+}
+
+std::string Unbracket(const std::string& s) {
+  if (s.size() >= 2 && s.front() == '[' && s.back() == ']') return s.substr(1, s.size() - 2);
+  return s;
+}
+
+// The sub-schema that governs `path`, or null when it cannot be found.
+const json* SchemaAt(const json& schema, const std::vector<std::string>& path) {
+  const json* node = &schema;
+  for (const auto& seg : path) {
+    if (!node->is_object()) return nullptr;
+    if (node->contains("properties") && (*node)["properties"].contains(seg)) {
+      node = &(*node)["properties"][seg];
+    } else if (node->contains("items") && (*node)["items"].is_object()) {
+      node = &(*node)["items"];
+    } else if (node->contains("additionalProperties") && (*node)["additionalProperties"].is_object()) {
+      node = &(*node)["additionalProperties"];
+    } else {
+      return nullptr;
+    }
+  }
+  return node;
+}
+
+std::string TypeText(const json& type) {
+  if (type.is_string()) {
+    const std::string t = type;
+    if (t == "integer") return "an integer";
+    if (t == "array") return "an array";
+    if (t == "object") return "an object";
+    return "a " + t;
+  }
+  std::string out;
+  for (size_t i = 0; i < type.size(); ++i) {
+    out += (i ? (i + 1 == type.size() ? " or " : ", ") : "") + TypeText(type[i]);
+  }
+  return out;
+}
+
+std::string Describe(const json* node, const std::string& description) {
+  if (node && node->is_object() && node->contains("errorMessage") && (*node)["errorMessage"].is_string())
+    return (*node)["errorMessage"];
+  if (!node || !node->is_object()) return description;
+  if (description.find("'type' constraint") != std::string::npos && node->contains("type"))
+    return "must be " + TypeText((*node)["type"]);
+  if (description.find("enum") != std::string::npos && node->contains("enum")) {
+    const json& values = (*node)["enum"];
+    if (values.size() <= 12) {
+      std::string list;
+      for (const auto& v : values) list += (list.empty() ? "" : ", ") + (v.is_string() ? v.get<std::string>() : v.dump());
+      return "must be one of " + list;
+    }
+    return "is not an allowed value";
+  }
+  if (description.find("regex") != std::string::npos && node->contains("pattern"))
+    return "must match the pattern " + (*node)["pattern"].get<std::string>();
+  if (node->contains("format") && description.find("valid") != std::string::npos)
+    return "must be a valid " + (*node)["format"].get<std::string>();
+  if (description.find("minimum") != std::string::npos || description.find("less than") != std::string::npos) {
+    if (node->contains("minimum")) return "must be at least " + (*node)["minimum"].dump();
+  }
+  if (description.find("maximum") != std::string::npos || description.find("greater than") != std::string::npos) {
+    if (node->contains("maximum")) return "must be at most " + (*node)["maximum"].dump();
+  }
+  if (node->contains("minItems") && description.find("items") != std::string::npos)
+    return "must have at least " + (*node)["minItems"].dump() + " item(s)";
+  if (node->contains("maxItems") && description.find("items") != std::string::npos)
+    return "must have at most " + (*node)["maxItems"].dump() + " item(s)";
+  if (node->contains("minLength") && description.find("length") != std::string::npos)
+    return "must be at least " + (*node)["minLength"].dump() + " character(s) long";
+  if (node->contains("maxLength") && description.find("length") != std::string::npos)
+    return "must be at most " + (*node)["maxLength"].dump() + " character(s) long";
+  return description;
+}
+
+}  // namespace
+
+Registry::Registry(const fs::path& dir) {
+  if (!fs::is_directory(dir)) throw std::runtime_error(dir.string() + ": schemas folder not found");
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::recursive_directory_iterator(dir))
+    if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& file : files) {
+    std::string name = fs::relative(file, dir).replace_extension("").generic_string();
+    auto compiled = std::make_unique<Compiled>();
+    json raw = ReadJsonFile(file);
+    compiled->resolved = Inline(raw, file, raw, 0);
+    compiled->resolved.erase("definitions");
+    try {
+      valijson::SchemaParser parser;  // draft 7
+      valijson::adapters::NlohmannJsonAdapter adapter(compiled->resolved);
+      parser.populateSchema(adapter, compiled->schema);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(file.string() + ": schema does not compile: " + e.what());
+    }
+    schemas_.emplace(std::move(name), std::move(compiled));
+  }
+}
+
+Registry::~Registry() = default;
+
+bool Registry::Has(const std::string& name) const { return schemas_.count(name) != 0; }
+
+std::vector<std::string> Registry::Names() const {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : schemas_) out.push_back(k);
+  return out;
+}
+
+const json& Registry::Resolved(const std::string& name) const {
+  auto it = schemas_.find(name);
+  if (it == schemas_.end()) throw std::out_of_range("no schema " + name);
+  return it->second->resolved;
+}
+
+std::vector<Issue> Registry::Check(const std::string& name, const json& doc) const {
+  auto it = schemas_.find(name);
+  if (it == schemas_.end()) throw std::out_of_range("no schema " + name);
+  valijson::Validator validator;
+  valijson::ValidationResults results;
+  valijson::adapters::NlohmannJsonAdapter adapter(doc);
+  if (validator.validate(it->second->schema, adapter, &results)) return {};
+  std::vector<Issue> issues;
+  std::set<std::string> seen;
+  valijson::ValidationResults::Error e;
+  while (results.popError(e)) {
+    const std::string& d = e.description;
+    // Wrappers repeat a leaf error one level up; the leaf is the useful one.
+    if (d.rfind("Failed to validate against schema associated with property", 0) == 0 ||
+        d.rfind("Failed to validate item #", 0) == 0 || d.rfind("Failed to validate against child schema", 0) == 0 ||
+        d.rfind("Failed to validate against schema associated with", 0) == 0)
+      continue;
+    Issue issue;
+    for (size_t i = 1; i < e.context.size(); ++i) issue.path.push_back(Unbracket(e.context[i]));
+    const auto req = d.find("Missing required property '");
+    if (req != std::string::npos) {
+      const auto start = req + 27;
+      issue.path.push_back(d.substr(start, d.find('\'', start) - start));
+      issue.message = "is required";
+    } else {
+      issue.message = Describe(SchemaAt(it->second->resolved, issue.path), d);
+    }
+    if (seen.insert(issue.Pointer() + "\n" + issue.message).second) issues.push_back(std::move(issue));
+  }
+  return issues;
+}
+
+std::string ParamName(const std::vector<std::string>& path, const json& doc, size_t skip) {
+  std::string out;
+  const json* node = &doc;
+  for (size_t i = 0; i < path.size(); ++i) {
+    const std::string& seg = path[i];
+    const bool index = node && node->is_array();
+    if (i >= skip) {
+      if (index) out += "[" + seg + "]";
+      else out += (out.empty() ? "" : ".") + seg;
+    }
+    if (node && node->is_array()) {
+      size_t k = std::strtoul(seg.c_str(), nullptr, 10);
+      node = k < node->size() ? &(*node)[k] : nullptr;
+    } else if (node && node->is_object() && node->contains(seg)) {
+      node = &(*node)[seg];
+    } else {
+      node = nullptr;
+    }
+  }
+  return out;
+}
+
+std::vector<model::FieldError> Registry::CheckRequest(const std::string& name, const json& doc) const {
+  std::vector<model::FieldError> out;
+  for (const auto& issue : Check(name, doc)) {
+    model::FieldError fe;
+    fe.location = issue.path.empty() ? "body" : issue.path[0];
+    fe.param = ParamName(issue.path, doc, 1);
+    if (fe.param.empty()) {
+      fe.param = fe.location;
+      fe.msg = issue.message == "is required" ? "a JSON body is required" : fe.location + " " + issue.message;
+    } else {
+      fe.msg = fe.param + " " + issue.message;
+    }
+    out.push_back(std::move(fe));
+  }
+  return out;
+}
+
+}  // namespace emsim::schema

@@ -1,0 +1,27 @@
+#pragma once
+// Loads a fixture file (fixtures/README.md) into a State. A malformed file throws FixtureError
+// whose message names the file, the line and the field: emsim refuses to start with it.
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "model/state.hpp"
+
+namespace emsim::sim {
+
+struct FixtureError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Fixture {
+  model::State state;
+  std::optional<model::Millis> clockStart;
+};
+
+Fixture LoadFixtureFile(const std::string& path, std::uint64_t seed);
+Fixture LoadFixtureText(const std::string& yaml_text, const std::string& name, std::uint64_t seed);
+
+// The timing keys a fixture may set (seconds), with their defaults. Unknown keys are an error.
+const std::map<std::string, std::int64_t>& DefaultTimings();
+
+}  // namespace emsim::sim

@@ -1,0 +1,117 @@
+#pragma once
+// In-process HTTP test fixture (cpp-httplib's own test pattern): an App on port 0 with the
+// default fixtures and a manual clock, and a client that speaks to it. Tests never sleep for
+// time to pass: they POST /_sim/clock/advance.
+#include <httplib.h>
+
+#include <memory>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "app/app.hpp"
+#include "model/json.hpp"
+
+namespace emsim::testing {
+
+inline constexpr const char* kAliceKey = "emsim_test_alice_3f9c2a7b";
+inline constexpr const char* kBobKey = "emsim_test_bob_8d41e6c0";
+
+struct HttpResult {
+  int status = 0;
+  json body;             // parsed JSON (null when the body was not JSON)
+  std::string raw;
+  httplib::Headers headers;
+  std::string Header(const std::string& name) const {
+    auto it = headers.find(name);
+    return it == headers.end() ? std::string() : it->second;
+  }
+};
+
+class TestServer {
+ public:
+  explicit TestServer(app::Options options = {}) {
+    options.port = 0;
+    options.host = "127.0.0.1";
+    options.clockMode = sim::ClockMode::kManual;
+    app_ = std::make_unique<app::App>(options);
+    port_ = app_->Start();
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", port_);
+    client_->set_read_timeout(30, 0);
+  }
+  ~TestServer() { app_->Stop(); }
+
+  app::App& app() { return *app_; }
+  app::Services& svc() { return app_->services(); }
+  int port() const { return port_; }
+  std::string baseUrl() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+  // api_key "" sends no x-auth-service header.
+  HttpResult Get(const std::string& path, const std::string& api_key = kAliceKey, httplib::Headers extra = {}) {
+    return Send("GET", path, "", api_key, std::move(extra));
+  }
+  HttpResult Post(const std::string& path, const json& body, const std::string& api_key = kAliceKey,
+                  httplib::Headers extra = {}) {
+    return Send("POST", path, body.dump(), api_key, std::move(extra));
+  }
+  HttpResult Put(const std::string& path, const json& body, const std::string& api_key = "") {
+    return Send("PUT", path, body.dump(), api_key, {});
+  }
+  HttpResult Patch(const std::string& path, const json& body, const std::string& api_key = kAliceKey) {
+    return Send("PATCH", path, body.dump(), api_key, {});
+  }
+  HttpResult Delete(const std::string& path, const std::string& api_key = kAliceKey) {
+    return Send("DELETE", path, "", api_key, {});
+  }
+  // Any method, raw body and content type (for 413/415/malformed JSON tests).
+  HttpResult Send(const std::string& method, const std::string& path, const std::string& body,
+                  const std::string& api_key, httplib::Headers extra,
+                  const std::string& content_type = "application/json") {
+    httplib::Request req;
+    req.method = method;
+    req.path = path;
+    req.headers = std::move(extra);
+    if (!api_key.empty()) req.headers.emplace("x-auth-service", api_key);
+    if (!body.empty()) {
+      req.body = body;
+      if (!content_type.empty()) req.headers.emplace("Content-Type", content_type);
+    }
+    auto res = client_->send(req);
+    HttpResult out;
+    if (!res) {
+      ADD_FAILURE() << method << " " << path << ": no response (" << httplib::to_string(res.error()) << ")";
+      return out;
+    }
+    out.status = res->status;
+    out.raw = res->body;
+    out.headers = res->headers;
+    out.body = json::parse(res->body, nullptr, false);
+    if (out.body.is_discarded()) out.body = nullptr;
+    return out;
+  }
+
+  // Advances the manual clock; answers jobsRun.
+  std::int64_t Advance(const std::string& duration) {
+    auto r = Post("/_sim/clock/advance", {{"duration", duration}}, "");
+    EXPECT_EQ(r.status, 200) << r.raw;
+    return r.body.value("jobsRun", std::int64_t{0});
+  }
+
+  // Schema issues of `doc` against schemas/<name>.json, as one readable string ("" = conforms).
+  std::string SchemaProblems(const std::string& name, const json& doc) {
+    std::string out;
+    for (const auto& i : svc().schemas.Check(name, doc)) out += i.Pointer() + " " + i.message + "; ";
+    return out;
+  }
+
+ private:
+  std::unique_ptr<app::App> app_;
+  std::unique_ptr<httplib::Client> client_;
+  int port_ = 0;
+};
+
+// Asserts a 2xx/4xx response body conforms to the operation's response schema.
+#define EXPECT_CONFORMS(server, schema_name, doc) \
+  EXPECT_EQ((server).SchemaProblems(schema_name, doc), "") << (doc).dump()
+
+}  // namespace emsim::testing
