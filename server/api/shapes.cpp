@@ -53,29 +53,6 @@ json DomainListRecord(const model::State& s, const model::Domain& d) {
           {"assignedMailboxesCount", std::to_string(model::AssignedMailboxes(s, d.id))}};
 }
 
-json DomainEventRecord(const model::State& s, const model::Domain& d) {
-  // Part 2: an allow-listed subset; internal relations are omitted.
-  return {{"id", d.id},
-          {"userId", [&] {
-             const auto* a = s.accounts.Find(d.accountId);
-             return a ? a->user.id : std::string();
-           }()},
-          {"workspaceId", d.workspaceId},
-          {"domain", d.domain},
-          {"status", d.status},
-          {"purchaseType", d.purchaseType},
-          {"serviceProvider", d.serviceProvider},
-          {"registeredOn", FormatIso(d.registeredOn)},
-          {"expireOn", FormatIso(d.expireOn)},
-          {"isWarmedUp", d.isWarmedUp},
-          {"healthScore", d.healthScore},
-          {"healthErrorMessage", d.healthErrorMessage},
-          {"healthLabel", d.healthLabel},
-          {"assignedMailboxesCount", model::AssignedMailboxes(s, d.id)},
-          {"createdAt", FormatIso(d.createdAt)},
-          {"updatedAt", FormatIso(d.updatedAt)}};
-}
-
 json MailboxRecord(const model::State& s, const model::Mailbox& m) {
   const model::Domain* d = s.domains.Find(m.domainId);
   return {{"id", m.id},

@@ -9,7 +9,6 @@ namespace emsim::api {
 json BillingRecord(const model::BillingDetails& b);
 json WorkspaceRecord(const model::Workspace& w, std::int64_t domain_count, std::int64_t mailbox_count);
 json DomainListRecord(const model::State& s, const model::Domain& d);
-json DomainEventRecord(const model::State& s, const model::Domain& d);  // Part 2 domainDetails
 json MailboxRecord(const model::State& s, const model::Mailbox& m);
 json OptionalTime(model::Millis t);  // 0 -> null
 
