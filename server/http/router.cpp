@@ -23,8 +23,8 @@ std::vector<std::string> SplitPath(const std::string& path) {
   return out;
 }
 
-Router::Router(app::Services& svc) : svc_(svc) {
-  for (const auto& r : Routes()) {
+Router::Router(app::Services& svc, const std::vector<Route>& routes) : svc_(svc) {
+  for (const auto& r : routes) {
     const std::string op = r.operationId;
     if (!svc_.schemas.Has("requests/" + op))
       throw std::runtime_error("operation " + op + " has no request schema (schemas/requests/" + op + ".json)");
@@ -139,6 +139,11 @@ Response Router::Handle(const RawRequest& raw) {
     });
     if (!caller) return fail(caller.error());
     ctx.caller = *caller;
+    // Part 5: x-service-provider selects the mail provider context; values seen: GOOGLE (and the
+    // fixtures' MICROSOFT). Anything else is a clear 400 rather than silently ignored.
+    const std::string provider = req.Header("x-service-provider");
+    if (!provider.empty() && provider != "GOOGLE" && provider != "MICROSOFT")
+      return fail(model::Error::Validation("x-service-provider", "x-service-provider must be GOOGLE or MICROSOFT", "headers"));
   }
 
   // ---- body: content type, JSON -----------------------------------------------------------------

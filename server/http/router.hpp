@@ -20,7 +20,9 @@ class Router {
  public:
   // Throws std::runtime_error when an operation lacks its request schema (emsim refuses to
   // start) or a public operation lacks its response schema.
-  explicit Router(app::Services& svc);
+  explicit Router(app::Services& svc) : Router(svc, Routes()) {}
+  // Tests inject their own routes (e.g. one that throws, for the 500 path).
+  Router(app::Services& svc, const std::vector<Route>& routes);
   Response Handle(const RawRequest& raw);
 
   // A route matched by method and path, with its path parameters.

@@ -32,7 +32,7 @@ struct Error {
   std::vector<FieldError> errors;  // only for kValidation
 
   static Error Validation(std::string param, std::string msg, std::string location = "body") {
-    Error e{ErrorCode::kValidation, "Validation failed", {}};
+    Error e{ErrorCode::kValidation, "Validation failed: " + msg, {}};
     e.errors.push_back({std::move(msg), std::move(param), std::move(location)});
     return e;
   }

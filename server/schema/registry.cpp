@@ -54,6 +54,7 @@ json Inline(const json& node, const fs::path& file, const json& root_doc, int de
     json next_root = root_doc;
     if (!target_file.empty()) {
       next_file = (file.parent_path() / target_file).lexically_normal();
+      if (!fs::is_regular_file(next_file)) throw std::runtime_error(file.string() + ": dangling $ref " + ref);
       next_root = ReadJsonFile(next_file);
     }
     json target;

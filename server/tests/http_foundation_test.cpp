@@ -1,0 +1,449 @@
+// In-process HTTP tier for the foundation: the pipeline's every error path, the first five
+// endpoints, and the first part of the control plane. Each test has its own server on port 0.
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "http/router.hpp"
+#include "model/messages.hpp"
+#include "tests/test_server.hpp"
+
+namespace emsim::testing {
+namespace {
+
+const std::regex kUuid4("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$");
+
+void ExpectErrorWithId(const HttpResult& r, int status) {
+  EXPECT_EQ(r.status, status) << r.raw;
+  EXPECT_EQ(r.body["status"], status) << r.raw;
+  ASSERT_TRUE(r.body["message"].is_string()) << r.raw;
+  ASSERT_TRUE(r.body["errorId"].is_string()) << r.raw;
+  EXPECT_TRUE(std::regex_match(r.body["errorId"].get<std::string>(), kUuid4)) << r.raw;
+}
+
+json BillingBody(const std::string& workspace = "ws_labs") {
+  return {{"firstName", "Ada"},      {"lastName", "Lovelace"},  {"company", "Analytical Ltd"},
+          {"addressLineOne", "1 Engine St"}, {"addressLineTwo", "Floor 2"}, {"addressLineThree", nullptr},
+          {"city", "London"},        {"state", "LDN"},          {"country", "GB"},
+          {"postalCode", "N1 9GU"},  {"phoneCc", "+44"},        {"phone", "2071234567"},
+          {"workspaceId", workspace}};
+}
+
+// ---- Part 5 authentication ----------------------------------------------------------------------
+
+TEST(Auth, MissingOrWrongApiKeyIs401WithUuidErrorId) {
+  TestServer server;
+  for (const std::string key : {"", "emsim_test_wrong"}) {
+    auto r = server.Get("/v1/workspace/list", key);
+    ExpectErrorWithId(r, 401);
+    EXPECT_EQ(r.body["message"], model::msg::kInvalidApiKey);
+    EXPECT_CONFORMS(server, "resources/error_with_id", r.body);
+  }
+}
+
+TEST(Auth, WorkspaceHeadersSelectTheWorkspace) {
+  TestServer server;
+  auto def = server.Get("/v1/domain/list");
+  auto labs_key = server.Get("/v1/domain/list", kAliceKey, {{"x-workspace-key", "ws_labs"}});
+  auto labs_id = server.Get("/v1/domain/list", kAliceKey, {{"x-workspace-id", "ws_labs"}});
+  EXPECT_EQ(def.body["data"]["totalSearchedCount"], 14);
+  EXPECT_EQ(labs_key.body["data"]["totalSearchedCount"], 5);
+  EXPECT_EQ(labs_id.body["data"], labs_key.body["data"]);
+  auto foreign = server.Get("/v1/domain/list", kAliceKey, {{"x-workspace-key", "ws_lumen"}});
+  ExpectErrorWithId(foreign, 404);
+  auto unknown = server.Get("/v1/domain/list", kAliceKey, {{"x-workspace-key", "ws_nope"}});
+  ExpectErrorWithId(unknown, 404);
+}
+
+TEST(Auth, ServiceProviderHeaderAcceptsGoogleAndMicrosoftOnly) {
+  TestServer server;
+  EXPECT_EQ(server.Get("/v1/workspace/list", kAliceKey, {{"x-service-provider", "GOOGLE"}}).status, 200);
+  EXPECT_EQ(server.Get("/v1/workspace/list", kAliceKey, {{"x-service-provider", "MICROSOFT"}}).status, 200);
+  auto r = server.Get("/v1/workspace/list", kAliceKey, {{"x-service-provider", "YAHOO"}});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.body["errors"][0]["param"], "x-service-provider");
+  EXPECT_EQ(r.body["errors"][0]["location"], "headers");
+}
+
+// ---- pipeline errors ----------------------------------------------------------------------------
+
+TEST(Pipeline, UnknownPathIs404AndWrongMethodIs405) {
+  TestServer server;
+  auto r = server.Get("/v1/nothing/here");
+  ExpectErrorWithId(r, 404);
+  EXPECT_NE(r.body["message"].get<std::string>().find("/v1/nothing/here"), std::string::npos);
+  r = server.Send("DELETE", "/v1/domain/list", "", kAliceKey, {});
+  ExpectErrorWithId(r, 405);
+  r = server.Post("/v1/workspace/list", json::object());
+  ExpectErrorWithId(r, 405);
+}
+
+TEST(Pipeline, BodyOverTheLimitIs413AndChangesNothing) {
+  app::Options o;
+  o.maxBodyBytes = 4096;
+  TestServer server(o);
+  const json before = server.Get("/_sim/state", "").body;
+  json body = BillingBody();
+  body["company"] = std::string(5000, 'x');
+  auto r = server.Post("/v1/billing-details/add-or-update", body);
+  ExpectErrorWithId(r, 413);
+  EXPECT_NE(r.body["message"].get<std::string>().find("4096"), std::string::npos);
+  EXPECT_EQ(server.Get("/_sim/state", "").body, before);
+}
+
+TEST(Pipeline, DefaultLimitIsOneMebibyte) {
+  TestServer server;
+  json body = BillingBody();
+  body["company"] = std::string(1024 * 1024 + 10, 'x');
+  ExpectErrorWithId(server.Post("/v1/billing-details/add-or-update", body), 413);
+  body["company"] = std::string(1000, 'x');
+  EXPECT_EQ(server.Post("/v1/billing-details/add-or-update", body).status, 200);
+}
+
+TEST(Pipeline, NonJsonContentTypeIs415) {
+  TestServer server;
+  auto r = server.Send("POST", "/v1/billing-details/add-or-update", BillingBody().dump(), kAliceKey, {}, "text/plain");
+  ExpectErrorWithId(r, 415);
+  EXPECT_NE(r.body["message"].get<std::string>().find("application/json"), std::string::npos);
+  auto ok = server.Send("POST", "/v1/billing-details/add-or-update", BillingBody().dump(), kAliceKey, {},
+                        "application/json; charset=utf-8");
+  EXPECT_EQ(ok.status, 200) << ok.raw;
+}
+
+TEST(Pipeline, MalformedJsonSaysWhereItBrokeAndChangesNothing) {
+  TestServer server;
+  const json before = server.Get("/_sim/state", "").body;
+  auto r = server.Send("POST", "/v1/billing-details/add-or-update", "{\n  \"firstName\": \"Ada\",\n  oops\n}", kAliceKey, {});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_CONFORMS(server, "resources/error_validation", r.body);
+  EXPECT_EQ(r.body["errors"][0]["param"], "body");
+  EXPECT_NE(r.body["message"].get<std::string>().find("line 3"), std::string::npos) << r.raw;
+  EXPECT_EQ(server.Get("/_sim/state", "").body, before);
+}
+
+TEST(Pipeline, EachSchemaFailureNamesItsParam) {
+  TestServer server;
+  struct Case {
+    std::string field;
+    json value;
+    std::string msg;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"firstName", 42, "firstName must be a string"},
+           {"country", "United Kingdom", "country must be an ISO 3166-1 alpha-2 country code such as US or GB"},
+           {"country", "XX", "country must be an ISO 3166-1 alpha-2 country code such as US or GB"},
+           {"addressLineTwo", true, "addressLineTwo must be a string or a null"},
+           {"phone", "", "phone must be at least 1 character(s) long"},
+       }) {
+    json body = BillingBody();
+    body[c.field] = c.value;
+    auto r = server.Post("/v1/billing-details/add-or-update", body);
+    ASSERT_EQ(r.status, 400) << c.field;
+    EXPECT_CONFORMS(server, "resources/error_validation", r.body);
+    ASSERT_EQ(r.body["errors"].size(), 1u) << r.raw;
+    EXPECT_EQ(r.body["errors"][0]["param"], c.field);
+    EXPECT_EQ(r.body["errors"][0]["location"], "body");
+    EXPECT_EQ(r.body["errors"][0]["msg"], c.msg);
+  }
+  json body = BillingBody();
+  body.erase("city");
+  auto r = server.Post("/v1/billing-details/add-or-update", body);
+  ASSERT_EQ(r.status, 400);
+  EXPECT_EQ(r.body["errors"][0]["param"], "city");
+  EXPECT_EQ(r.body["errors"][0]["msg"], "city is required");
+  r = server.Send("POST", "/v1/billing-details/add-or-update", "[1,2]", kAliceKey, {});
+  ASSERT_EQ(r.status, 400);
+  EXPECT_EQ(r.body["errors"][0]["param"], "body");
+  auto q = server.Get("/v1/mailbox/list?page=abc");
+  ASSERT_EQ(q.status, 400);
+  EXPECT_EQ(q.body["errors"][0]["param"], "page");
+  EXPECT_EQ(q.body["errors"][0]["location"], "query");
+  q = server.Get("/v1/mailbox/details");
+  ASSERT_EQ(q.status, 400);
+  EXPECT_EQ(q.body["errors"][0]["param"], "id");
+  EXPECT_EQ(q.body["errors"][0]["msg"], "id is required");
+}
+
+TEST(Pipeline, UnexpectedExceptionIs500AndTheServerKeepsServing) {
+  TestServer server;
+  static const std::vector<http::Route> routes = {
+      {"GET", "/v1/workspace/list", "workspaces.list", http::Access::kWorkspace,
+       [](http::Ctx&) -> http::Reply { throw std::runtime_error("boom"); }},
+  };
+  http::Router router(server.svc(), routes);
+  http::RawRequest raw{"GET", "/v1/workspace/list", "", {{"x-auth-service", kAliceKey}}, {}};
+  auto res = router.Handle(raw);
+  EXPECT_EQ(res.status, 500);
+  EXPECT_EQ(res.body["message"], model::msg::kInternalError);
+  EXPECT_TRUE(std::regex_match(res.body["errorId"].get<std::string>(), kUuid4));
+  auto again = router.Handle(raw);
+  EXPECT_EQ(again.status, 500);
+  EXPECT_NE(again.body["errorId"], res.body["errorId"]);
+  EXPECT_EQ(server.Get("/v1/workspace/list").status, 200);  // the real server is unaffected
+}
+
+TEST(Pipeline, EveryResponseCarriesARequestIdAndIsJournaled) {
+  TestServer server;
+  auto ok = server.Get("/v1/workspace/list");
+  auto bad = server.Get("/v1/workspace/list", "wrong");
+  EXPECT_FALSE(ok.Header("x-request-id").empty());
+  EXPECT_NE(ok.Header("x-request-id"), bad.Header("x-request-id"));
+  auto j = server.Get("/_sim/requests?operationId=workspaces.list", "");
+  ASSERT_EQ(j.status, 200);
+  ASSERT_EQ(j.body["requests"].size(), 2u);
+  EXPECT_EQ(j.body["requests"][0]["id"], ok.Header("x-request-id"));
+  EXPECT_EQ(j.body["requests"][1]["status"], 401);
+  auto v = server.Get("/v1/mailbox/list?page=0");
+  j = server.Get("/_sim/requests?status=400&limit=1", "");
+  ASSERT_EQ(j.body["requests"].size(), 1u);
+  EXPECT_EQ(j.body["requests"][0]["validationErrors"][0]["param"], "page");
+}
+
+TEST(Pipeline, JournalIsBounded) {
+  app::Options o;
+  o.journalCapacity = 5;
+  TestServer server(o);
+  for (int i = 0; i < 12; ++i) server.Get("/_sim/health", "");
+  EXPECT_EQ(server.Get("/_sim/requests", "").body["requests"].size(), 5u);
+}
+
+TEST(Startup, RefusesARouteWithoutItsSchema) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "emsim-missing-schema";
+  fs::remove_all(dir);
+  fs::copy(app::DefaultSchemasDir(), dir, fs::copy_options::recursive);
+  fs::remove(dir / "requests" / "domains.list.json");
+  app::Options o;
+  o.schemasDir = dir.string();
+  try {
+    app::App a(o);
+    ADD_FAILURE() << "started without a schema";
+  } catch (const app::StartupError& e) {
+    EXPECT_NE(std::string(e.what()).find("domains.list"), std::string::npos) << e.what();
+  }
+  fs::remove_all(dir);
+}
+
+TEST(Startup, RefusesAMalformedFixtureNamingFileAndLine) {
+  namespace fs = std::filesystem;
+  const fs::path file = fs::temp_directory_path() / "emsim-bad-fixture.yaml";
+  std::ofstream(file) << "accounts:\n  - id: a\n    apiKey: 7\n    user: {id: u, email: e}\n    workspaces: nope\n";
+  app::Options o;
+  o.fixtures = file.string();
+  try {
+    app::App a(o);
+    ADD_FAILURE() << "started with a bad fixture";
+  } catch (const app::StartupError& e) {
+    EXPECT_EQ(std::string(e.what()), "fixture: " + file.string() + ":5: accounts[0].workspaces: must be a non-empty list");
+  }
+  fs::remove(file);
+}
+
+// ---- the five endpoints -------------------------------------------------------------------------
+
+TEST(Workspaces, ListShowsCountsFromStateAsNumericText) {
+  TestServer server;
+  auto r = server.Get("/v1/workspace/list");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_CONFORMS(server, "responses/workspaces.list", r.body);
+  ASSERT_EQ(r.body["data"].size(), 2u);
+  EXPECT_EQ(r.body["data"][0]["id"], "ws_northwind");
+  EXPECT_EQ(r.body["data"][0]["domainCount"], "14");
+  EXPECT_EQ(r.body["data"][0]["mailboxCount"], "76");
+  EXPECT_TRUE(r.body["data"][1]["billingDetails"].is_null());
+  auto bob = server.Get("/v1/workspace/list", kBobKey);
+  ASSERT_EQ(bob.body["data"].size(), 1u);
+  EXPECT_EQ(bob.body["data"][0]["id"], "ws_lumen");
+}
+
+TEST(Billing, AddThenUpdateIsVisibleInTheWorkspaceList) {
+  TestServer server;
+  auto r = server.Post("/v1/billing-details/add-or-update", BillingBody());
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_CONFORMS(server, "responses/billing.add_or_update", r.body);
+  EXPECT_TRUE(r.body["data"].is_null());
+  EXPECT_EQ(r.body["message"], model::msg::kBillingSaved);
+  auto list = server.Get("/v1/workspace/list");
+  const json b = list.body["data"][1]["billingDetails"];
+  EXPECT_EQ(b["city"], "London");
+  EXPECT_EQ(b["workspaceId"], "ws_labs");
+  EXPECT_EQ(b["userId"], "usr_alice");
+  EXPECT_TRUE(b["addressLineThree"].is_null());
+  const std::string id = b["id"];
+  json update = BillingBody();
+  update["city"] = "Cambridge";
+  ASSERT_EQ(server.Post("/v1/billing-details/add-or-update", update).status, 200);
+  list = server.Get("/v1/workspace/list");
+  EXPECT_EQ(list.body["data"][1]["billingDetails"]["city"], "Cambridge");
+  EXPECT_EQ(list.body["data"][1]["billingDetails"]["id"], id);
+  EXPECT_CONFORMS(server, "responses/workspaces.list", list.body);
+}
+
+TEST(Billing, ForeignOrUnknownWorkspaceIs404AndChangesNothing) {
+  TestServer server;
+  const json before = server.Get("/_sim/state", "").body;
+  ExpectErrorWithId(server.Post("/v1/billing-details/add-or-update", BillingBody("ws_lumen")), 404);
+  ExpectErrorWithId(server.Post("/v1/billing-details/add-or-update", BillingBody("ws_nope")), 404);
+  EXPECT_EQ(server.Get("/_sim/state", "").body, before);
+}
+
+TEST(Domains, ListPagesFiltersAndCountsFromState) {
+  TestServer server;
+  auto r = server.Get("/v1/domain/list");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_CONFORMS(server, "responses/domains.list", r.body);
+  const json& d = r.body["data"];
+  EXPECT_EQ(d["totalSearchedCount"], 14);
+  EXPECT_EQ(d["currentPage"], 1);
+  EXPECT_EQ(d["totalPages"], 1);
+  EXPECT_EQ(d["nextPage"], 0);
+  EXPECT_EQ(d["domains"].size(), 14u);
+  // assignedMailboxesCount is numeric text that agrees with the mailboxes in state.
+  int total = 0;
+  for (const auto& dom : d["domains"]) total += std::stoi(dom["assignedMailboxesCount"].get<std::string>());
+  EXPECT_EQ(total, 76);
+  const std::string name = d["domains"][3]["domain"];
+  auto f = server.Get("/v1/domain/list?contains=" + name.substr(0, name.find('.')));
+  ASSERT_GE(f.body["data"]["domains"].size(), 1u);
+  for (const auto& dom : f.body["data"]["domains"])
+    EXPECT_NE(dom["domain"].get<std::string>().find(name.substr(0, name.find('.'))), std::string::npos);
+  auto p2 = server.Get("/v1/domain/list?page=2");
+  EXPECT_EQ(p2.body["data"]["currentPage"], 2);
+  EXPECT_EQ(p2.body["data"]["domains"].size(), 0u);
+}
+
+TEST(Mailboxes, ListGroupsByDomainWithCountersAndPages) {
+  TestServer server;
+  auto r = server.Get("/v1/mailbox/list");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_CONFORMS(server, "responses/mailboxes.list", r.body);
+  const json& d = r.body["data"];
+  EXPECT_EQ(d["totalSearchedCount"], 76);
+  EXPECT_EQ(d["totalPages"], 4);
+  EXPECT_EQ(d["nextPage"], 2);
+  EXPECT_EQ(d["totalAssignedMailboxes"], 76);
+  EXPECT_EQ(d["purchasedMailboxes"], 150);
+  size_t seen = 0;
+  std::set<std::string> ids;
+  for (int page = 1; page <= 4; ++page) {
+    auto p = server.Get("/v1/mailbox/list?page=" + std::to_string(page));
+    for (const auto& g : p.body["data"]["domains"])
+      for (const auto& m : g["mailboxes"]) {
+        EXPECT_EQ(m["domainId"], g["id"]);
+        EXPECT_EQ(m["domain"], g["domain"]);
+        ids.insert(m["id"].get<std::string>());
+        ++seen;
+      }
+  }
+  EXPECT_EQ(seen, 76u);
+  EXPECT_EQ(ids.size(), 76u);  // every mailbox exactly once across the pages
+  auto f = server.Get("/v1/mailbox/list?contains=SALES@");
+  EXPECT_GE(f.body["data"]["totalSearchedCount"].get<int>(), 1);
+  for (const auto& g : f.body["data"]["domains"])
+    for (const auto& m : g["mailboxes"]) EXPECT_EQ(m["username"], "sales");
+}
+
+TEST(Mailboxes, DetailsOfOwnMailboxAnd404ForOthers) {
+  TestServer server;
+  auto list = server.Get("/v1/mailbox/list");
+  const json first = list.body["data"]["domains"][0]["mailboxes"][0];
+  auto r = server.Get("/v1/mailbox/details?id=" + first["id"].get<std::string>());
+  ASSERT_EQ(r.status, 200);
+  EXPECT_CONFORMS(server, "responses/mailboxes.details", r.body);
+  EXPECT_EQ(r.body["data"]["mailbox"], first);
+  ExpectErrorWithId(server.Get("/v1/mailbox/details?id=mbx_nope"), 404);
+  // Bob cannot read Alice's mailbox.
+  ExpectErrorWithId(server.Get("/v1/mailbox/details?id=" + first["id"].get<std::string>(), kBobKey), 404);
+}
+
+// ---- /_sim first part -----------------------------------------------------------------------------
+
+TEST(Control, ResetReturnsToTheFixturesAndClearsTheJournal) {
+  TestServer server;
+  const json pristine = server.Get("/_sim/state", "").body;
+  ASSERT_EQ(server.Post("/v1/billing-details/add-or-update", BillingBody()).status, 200);
+  server.Advance("1h");
+  EXPECT_NE(server.Get("/_sim/state", "").body, pristine);
+  auto r = server.Post("/_sim/reset", json::object(), "");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(server.Get("/_sim/state", "").body, pristine);
+  EXPECT_EQ(server.Get("/_sim/clock", "").body["now"], "2026-01-01T09:00:00.000Z");
+  auto j = server.Get("/_sim/requests", "").body["requests"];
+  for (const auto& e : j) EXPECT_NE(e["operationId"], "billing.add_or_update");
+}
+
+TEST(Control, StateDumpLoadRoundTripsExactly) {
+  TestServer a;
+  ASSERT_EQ(a.Post("/v1/billing-details/add-or-update", BillingBody()).status, 200);
+  a.Advance("3h");
+  const json dump = a.Get("/_sim/state", "").body;
+  TestServer b;
+  auto put = b.Put("/_sim/state", dump);
+  ASSERT_EQ(put.status, 200) << put.raw;
+  EXPECT_EQ(b.Get("/_sim/state", "").body, dump);
+  EXPECT_EQ(b.Get("/v1/workspace/list").body, a.Get("/v1/workspace/list").body);
+  EXPECT_EQ(b.Get("/_sim/clock", "").body["now"], "2026-01-01T12:00:00.000Z");
+}
+
+TEST(Control, LoadingABadStateIs400AndKeepsTheOldOne) {
+  TestServer server;
+  json dump = server.Get("/_sim/state", "").body;
+  const json before = dump;
+  dump["domains"][0]["workspaceId"] = "ws_missing";
+  auto r = server.Put("/_sim/state", dump);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(r.body["message"].get<std::string>().find("ws_missing"), std::string::npos) << r.raw;
+  EXPECT_EQ(server.Get("/_sim/state", "").body, before);
+  EXPECT_EQ(server.Send("PUT", "/_sim/state", "[]", "", {}).status, 400);
+}
+
+TEST(Control, ClockCanBeReadSetAndAdvancedButNeverBackwards) {
+  TestServer server;
+  auto c = server.Get("/_sim/clock", "");
+  EXPECT_EQ(c.body["mode"], "manual");
+  EXPECT_EQ(c.body["now"], "2026-01-01T09:00:00.000Z");
+  auto a = server.Post("/_sim/clock/advance", {{"seconds", 90}}, "");
+  EXPECT_EQ(a.body["now"], "2026-01-01T09:01:30.000Z");
+  a = server.Post("/_sim/clock/advance", {{"duration", "1d"}}, "");
+  EXPECT_EQ(a.body["now"], "2026-01-02T09:01:30.000Z");
+  auto back = server.Put("/_sim/clock", {{"now", "2026-01-01T00:00:00.000Z"}});
+  EXPECT_EQ(back.status, 400);
+  EXPECT_EQ(back.body["errors"][0]["param"], "now");
+  auto fwd = server.Put("/_sim/clock", {{"now", "2026-02-01T00:00:00.000Z"}});
+  EXPECT_EQ(fwd.body["now"], "2026-02-01T00:00:00.000Z");
+  EXPECT_EQ(server.Post("/_sim/clock/advance", {{"duration", "soon"}}, "").status, 400);
+  EXPECT_EQ(server.Post("/_sim/clock/advance", {{"seconds", 1}, {"duration", "1s"}}, "").status, 400);
+  EXPECT_EQ(server.Post("/_sim/clock/advance", {{"seconds", -5}}, "").status, 400);
+  auto real = server.Put("/_sim/clock", {{"mode", "real"}});
+  EXPECT_EQ(real.body["mode"], "real");
+  EXPECT_GE(real.body["epochMs"].get<std::int64_t>(), fwd.body["epochMs"].get<std::int64_t>());
+}
+
+TEST(Control, AdvanceRunsDueJobsInTimeOrderIncludingJobsScheduledByJobs) {
+  TestServer server;
+  std::vector<std::string> ran;
+  std::vector<model::Millis> at;
+  auto& svc = server.svc();
+  svc.scheduler.Register("test.record", [&](const model::Job& j) {
+    ran.push_back(j.args["name"]);
+    at.push_back(svc.clock.Now());
+    if (j.args["name"] == "b") {
+      svc.store.Write([&](model::State& s) { s.Schedule(svc.clock.Now() + 30 * model::kSecond, "test.record", {{"name", "c"}}); });
+    }
+  });
+  const model::Millis t0 = svc.clock.Now();
+  svc.store.Write([&](model::State& s) {
+    s.Schedule(t0 + 2 * model::kMinute, "test.record", {{"name", "d"}});
+    s.Schedule(t0 + 1 * model::kMinute, "test.record", {{"name", "b"}});
+    s.Schedule(t0 + 1 * model::kMinute, "test.record", {{"name", "b2"}});  // same time: scheduling order
+    s.Schedule(t0 + 10 * model::kSecond, "test.record", {{"name", "a"}});
+    s.Schedule(t0 + 1 * model::kHour, "test.record", {{"name", "later"}});
+  });
+  EXPECT_EQ(server.Advance("5m"), 5);
+  EXPECT_EQ(ran, (std::vector<std::string>{"a", "b", "b2", "c", "d"}));
+  EXPECT_EQ(at, (std::vector<model::Millis>{t0 + 10000, t0 + 60000, t0 + 60000, t0 + 90000, t0 + 120000}));
+  EXPECT_EQ(svc.clock.Now(), t0 + 5 * model::kMinute);
+}
+
+}  // namespace
+}  // namespace emsim::testing

@@ -1,0 +1,296 @@
+// Model tier: no sockets, no clock reads. Time, money, ids, paging, auth, lists, billing,
+// dump/load, fixtures and the schema registry's messages.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+
+#include "app/app.hpp"
+#include "model/auth.hpp"
+#include "model/domains.hpp"
+#include "model/mailboxes.hpp"
+#include "model/messages.hpp"
+#include "model/money.hpp"
+#include "model/paging.hpp"
+#include "model/store.hpp"
+#include "model/text.hpp"
+#include "model/workspaces.hpp"
+#include "schema/registry.hpp"
+#include "sim/fixtures.hpp"
+
+namespace emsim {
+namespace {
+
+using model::Millis;
+
+model::State DefaultState() { return sim::LoadFixtureFile(app::DefaultFixturePath(), 1).state; }
+
+TEST(Time, FormatsAndParsesIsoWithMilliseconds) {
+  EXPECT_EQ(model::FormatIso(0), "1970-01-01T00:00:00.000Z");
+  auto t = model::ParseIso("2026-01-01T09:00:00.123Z");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(model::FormatIso(*t), "2026-01-01T09:00:00.123Z");
+  EXPECT_EQ(*model::ParseIso("2024-02-29T00:00:00Z"), *model::ParseIso("2024-02-29"));
+  EXPECT_EQ(*model::ParseIso("2026-01-01T10:00:00+01:00"), *model::ParseIso("2026-01-01T09:00:00.000Z"));
+  EXPECT_FALSE(model::ParseIso("2025-02-29T00:00:00Z"));  // not a leap year
+  EXPECT_FALSE(model::ParseIso("2026-13-01T00:00:00Z"));
+  EXPECT_FALSE(model::ParseIso("2026-01-01T09:00:00"));   // a time needs a zone
+  EXPECT_FALSE(model::ParseIso("yesterday"));
+}
+
+TEST(Time, ParsesDurations) {
+  EXPECT_EQ(model::ParseDuration("90s"), 90 * model::kSecond);
+  EXPECT_EQ(model::ParseDuration("5m"), 5 * model::kMinute);
+  EXPECT_EQ(model::ParseDuration("2h"), 2 * model::kHour);
+  EXPECT_EQ(model::ParseDuration("1d"), model::kDay);
+  EXPECT_EQ(model::ParseDuration("1500ms"), 1500);
+  EXPECT_EQ(model::ParseDuration("30"), 30 * model::kSecond);
+  EXPECT_FALSE(model::ParseDuration("5 minutes"));
+  EXPECT_FALSE(model::ParseDuration(""));
+}
+
+TEST(Money, DecimalTextRoundTripsThroughCents) {
+  EXPECT_EQ(model::ParseDecimal("12.99"), 1299);
+  EXPECT_EQ(model::ParseDecimal("12.9"), 1290);
+  EXPECT_EQ(model::ParseDecimal("12"), 1200);
+  EXPECT_EQ(model::ParseDecimal("-3.50"), -350);
+  EXPECT_FALSE(model::ParseDecimal("1.999"));
+  EXPECT_FALSE(model::ParseDecimal("12,99"));
+  EXPECT_FALSE(model::ParseDecimal("."));
+  EXPECT_EQ(model::FormatDecimal(1299), "12.99");
+  EXPECT_EQ(model::FormatDecimal(5), "0.05");
+  EXPECT_EQ(model::FormatDecimal(-350), "-3.50");
+}
+
+TEST(Ids, AreReproducibleFromTheSeedAndWellFormed) {
+  model::IdGenerator a(42), b(42), c(43);
+  const std::string first = a.Uuid4();
+  EXPECT_EQ(first, b.Uuid4());
+  EXPECT_NE(first, c.Uuid4());
+  EXPECT_NE(first, a.Uuid4());
+  EXPECT_TRUE(std::regex_match(first, std::regex("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")));
+  const std::string v7 = a.UuidV7(*model::ParseIso("2026-01-01T09:00:00.000Z"));
+  EXPECT_TRUE(std::regex_match(v7, std::regex("^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")));
+  char prefix[16];  // UUIDv7 starts with the 48-bit Unix-ms timestamp
+  std::snprintf(prefix, sizeof prefix, "%08llx", static_cast<unsigned long long>(*model::ParseIso("2026-01-01T09:00:00.000Z") >> 16));
+  EXPECT_EQ(v7.substr(0, 8), prefix);
+  EXPECT_EQ(model::StableId("mailbox:a.com/x"), model::StableId("mailbox:a.com/x"));
+  EXPECT_NE(model::StableId("mailbox:a.com/x"), model::StableId("mailbox:a.com/y"));
+}
+
+TEST(Paging, CountersAgreeWithThePages) {
+  auto p = model::Paginate(45, 1);
+  EXPECT_EQ(p.totalPages, 3);
+  EXPECT_EQ(p.nextPage, 2);
+  EXPECT_EQ(p.end - p.begin, 20);
+  p = model::Paginate(45, 3);
+  EXPECT_EQ(p.nextPage, 0);
+  EXPECT_EQ(p.end - p.begin, 5);
+  p = model::Paginate(45, 9);
+  EXPECT_EQ(p.end - p.begin, 0);
+  p = model::Paginate(0, 1);
+  EXPECT_EQ(p.totalPages, 0);
+  EXPECT_EQ(p.nextPage, 0);
+}
+
+TEST(Auth, ResolvesAccountAndWorkspace) {
+  auto s = DefaultState();
+  auto c = model::Authenticate(s, "emsim_test_alice_3f9c2a7b", "", true);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->accountId, "acc_alice");
+  EXPECT_EQ(c->workspaceId, "ws_northwind");  // the default workspace
+  c = model::Authenticate(s, "emsim_test_alice_3f9c2a7b", "ws_labs", true);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->workspaceId, "ws_labs");
+  c = model::Authenticate(s, "emsim_test_alice_3f9c2a7b", "ws_lumen", true);  // Bob's
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().code, model::ErrorCode::kNotFound);
+  c = model::Authenticate(s, "nope", "", true);
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().code, model::ErrorCode::kUnauthorized);
+  EXPECT_EQ(c.error().message, model::msg::kInvalidApiKey);
+  c = model::Authenticate(s, "emsim_test_alice_3f9c2a7b", "ws_lumen", false);  // webhooks ignore it
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->workspaceId, "");
+}
+
+TEST(Lists, DomainFilterIsCaseInsensitiveAndPaged) {
+  auto s = DefaultState();
+  model::Caller alice{"acc_alice", "ws_northwind"};
+  auto all = model::ListDomains(s, alice, "", 1);
+  EXPECT_EQ(all.page.totalSearchedCount, 14);
+  EXPECT_EQ(all.domains.size(), 14u);
+  const std::string name = all.domains[0]->domain;
+  auto one = model::ListDomains(s, alice, model::ToUpper(name), 1);
+  ASSERT_GE(one.domains.size(), 1u);
+  EXPECT_EQ(one.domains[0]->domain, name);
+  auto none = model::ListDomains(s, alice, "zzz-no-such", 1);
+  EXPECT_EQ(none.page.totalSearchedCount, 0);
+}
+
+TEST(Lists, MailboxCountersComeFromState) {
+  auto s = DefaultState();
+  model::Caller alice{"acc_alice", "ws_northwind"};
+  auto v = model::ListMailboxes(s, alice, "", 1);
+  std::int64_t in_ws = 0, active = 0, account = 0;
+  for (const auto& m : s.mailboxes) {
+    if (m.accountId == "acc_alice") ++account;
+    if (m.workspaceId == "ws_northwind") {
+      ++in_ws;
+      active += m.status == "ACTIVE";
+    }
+  }
+  EXPECT_EQ(v.totalAssignedMailboxes, in_ws);
+  EXPECT_EQ(v.totalActiveMailboxes, active);
+  EXPECT_EQ(v.purchasedMailboxes, 150);  // only the ACTIVE ENTERPRISE subscription counts
+  EXPECT_EQ(v.availableMailboxes, 150 - account);
+  EXPECT_EQ(v.page.totalSearchedCount, in_ws);
+  size_t on_page = 0;
+  for (const auto& g : v.domains) {
+    for (const auto* m : g.mailboxes) EXPECT_EQ(m->domainId, g.domain->id);
+    on_page += g.mailboxes.size();
+  }
+  EXPECT_EQ(on_page, 20u);
+}
+
+TEST(Billing, UpsertKeepsIdAndRejectsForeignWorkspace) {
+  auto s = DefaultState();
+  model::Caller alice{"acc_alice", "ws_northwind"};
+  model::BillingInput in{"ws_labs", "Ada", "Lovelace", "Analytical", "1 Engine St", std::nullopt, std::nullopt,
+                         "London", "LDN", "GB", "N1", "+44", "2071234567"};
+  ASSERT_TRUE(model::AddOrUpdateBilling(s, alice, in, 0));
+  const std::string id = s.workspaces.Find("ws_labs")->billingDetails->id;
+  in.city = "Cambridge";
+  ASSERT_TRUE(model::AddOrUpdateBilling(s, alice, in, 0));
+  const auto& b = *s.workspaces.Find("ws_labs")->billingDetails;
+  EXPECT_EQ(b.id, id);
+  EXPECT_EQ(b.city, "Cambridge");
+  EXPECT_EQ(b.userId, "usr_alice");
+  in.workspaceId = "ws_lumen";
+  auto r = model::AddOrUpdateBilling(s, alice, in, 0);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, model::ErrorCode::kNotFound);
+  EXPECT_FALSE(s.workspaces.Find("ws_lumen")->billingDetails->city == "Cambridge");
+}
+
+TEST(Store, DumpLoadRoundTripsExactly) {
+  model::Store store(DefaultState());
+  store.Write([](model::State& s) {
+    s.ids.Uuid4();
+    s.Schedule(123, "x.kind", {{"a", 1}});
+    s.Emit("domain.updated", "acc_alice", {{"k", "v"}}, 1000);
+  });
+  const json dump = store.Dump();
+  model::Store other(model::State{});
+  other.Load(dump);
+  EXPECT_EQ(other.Dump(), dump);
+  store.Reset();
+  EXPECT_NE(store.Dump(), dump);
+}
+
+TEST(Store, LoadRejectsDanglingReferencesAndKeepsTheOldState) {
+  model::Store store(DefaultState());
+  json dump = store.Dump();
+  const json before = dump;
+  dump["mailboxes"][0]["domainId"] = "dom_missing";
+  EXPECT_THROW(store.Load(dump), std::invalid_argument);
+  EXPECT_EQ(store.Dump(), before);
+  EXPECT_THROW(store.Load(json::array()), std::invalid_argument);
+  json bad_type = before;
+  bad_type["accounts"][0]["walletCents"] = "lots";
+  EXPECT_THROW(store.Load(bad_type), std::invalid_argument);
+}
+
+TEST(Fixtures, DefaultIsRichEnoughToExplore) {
+  auto s = DefaultState();
+  EXPECT_EQ(s.accounts.size(), 2u);
+  EXPECT_EQ(s.workspaces.size(), 3u);
+  EXPECT_EQ(s.domains.size(), 25u);
+  EXPECT_GE(s.mailboxes.size(), 100u);
+  EXPECT_GE(s.emails.size(), 200u);
+  std::set<std::string> statuses, sub_statuses;
+  for (const auto& d : s.domains) statuses.insert(d.status);
+  for (const auto& sub : s.subscriptions) sub_statuses.insert(sub.subscriptionStatus);
+  EXPECT_EQ(statuses, (std::set<std::string>{"ACTIVE", "CONNECTED", "PENDING"}));
+  EXPECT_EQ(sub_statuses, (std::set<std::string>{"ACTIVE", "CANCELLED"}));
+  EXPECT_GE(s.dnsShield.size(), 1u);
+  EXPECT_EQ(s.accounts.Find("acc_alice")->walletCents, 25000);
+}
+
+std::string FixtureErrorOf(const std::string& yaml) {
+  try {
+    sim::LoadFixtureText(yaml, "bad.yaml", 1);
+  } catch (const sim::FixtureError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Fixtures, MalformedFileNamesFileLineAndField) {
+  EXPECT_EQ(FixtureErrorOf("accounts:\n  - id: a\n    apiKey: k\n    user: {id: u, email: e}\n"
+                           "    walletBalance: \"ten\"\n    workspaces: [{id: w, name: n}]\n"),
+            "bad.yaml:5: accounts[0].walletBalance: must be a non-negative decimal amount like \"12.99\"");
+  EXPECT_EQ(FixtureErrorOf("accounts:\n  - id: a\n    apiKey: k\n    user: {id: u, email: e}\n    workspaces:\n"
+                           "      - id: w\n        name: n\n        domains:\n          - domain: x.com\n"
+                           "            status: GONE\n            createdAt: \"2026-01-01T00:00:00.000Z\"\n"),
+            "bad.yaml:10: accounts[0].workspaces[0].domains[0].status: must be one of ACTIVE, CONNECTED, PENDING");
+  EXPECT_EQ(FixtureErrorOf("acounts: []\n"), "bad.yaml:1: fixture.acounts: unknown field");
+  EXPECT_EQ(FixtureErrorOf("accounts: [\n"), "bad.yaml:2: end of sequence flow not found");
+  EXPECT_EQ(FixtureErrorOf("timings: {dmarcSecs: 3}\naccounts: []\n"), "bad.yaml:1: timings.dmarcSecs: unknown timing");
+}
+
+class RegistryTest : public ::testing::Test {
+ protected:
+  schema::Registry registry{app::DefaultSchemasDir()};
+};
+
+TEST_F(RegistryTest, EveryRequestFailureNamesItsParamAndLocation) {
+  json doc = {{"query", json::object()},
+              {"body", {{"firstName", 3}, {"country", "XX"}, {"addressLineTwo", 5}}}};
+  auto errors = registry.CheckRequest("requests/billing.add_or_update", doc);
+  std::map<std::string, std::string> by_param;
+  for (const auto& e : errors) {
+    EXPECT_EQ(e.location, "body");
+    by_param[e.param] = e.msg;
+  }
+  EXPECT_EQ(by_param["firstName"], "firstName must be a string");
+  EXPECT_EQ(by_param["addressLineTwo"], "addressLineTwo must be a string or a null");
+  EXPECT_EQ(by_param["country"], "country must be an ISO 3166-1 alpha-2 country code such as US or GB");
+  EXPECT_EQ(by_param["workspaceId"], "workspaceId is required");
+  EXPECT_EQ(by_param.count("addressLineThree"), 0u);  // optional
+  auto q = registry.CheckRequest("requests/domains.list", {{"query", {{"page", "0"}}}});
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q[0].param, "page");
+  EXPECT_EQ(q[0].location, "query");
+  auto missing = registry.CheckRequest("requests/billing.add_or_update", {{"query", json::object()}});
+  ASSERT_EQ(missing.size(), 1u);
+  EXPECT_EQ(missing[0].param, "body");
+  EXPECT_EQ(missing[0].msg, "a JSON body is required");
+}
+
+TEST_F(RegistryTest, NestedAndArrayParamsAreDottedAndBracketed) {
+  json doc = {{"a", {{"b", json::array({"x", 4})}}}};
+  EXPECT_EQ(schema::ParamName({"a", "b", "1"}, doc, 0), "a.b[1]");
+  EXPECT_EQ(schema::ParamName({"body", "a", "b"}, {{"body", doc}}, 1), "a.b");
+}
+
+TEST(RegistryLoad, RefusesASchemaThatDoesNotParseOrHasADanglingRef) {
+  const auto dir = std::filesystem::temp_directory_path() / "emsim-bad-schemas";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "requests");
+  std::ofstream(dir / "requests" / "x.json") << R"({"$ref": "../nowhere.json"})";
+  try {
+    schema::Registry r(dir);
+    ADD_FAILURE() << "expected a dangling $ref to be refused";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("dangling $ref ../nowhere.json"), std::string::npos) << e.what();
+  }
+  std::ofstream(dir / "requests" / "x.json") << "{ not json";
+  EXPECT_THROW(schema::Registry r(dir), std::runtime_error);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace emsim
