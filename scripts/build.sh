@@ -8,6 +8,7 @@ launcher=()
 # ccache, when present, lets several checkouts share compiled objects (CI works without it).
 if command -v ccache >/dev/null 2>&1; then
   export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(dirname "$root")}"
+  export CCACHE_NOHASHDIR=true  # debug info's cwd must not split the cache between checkouts
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 if [ ! -f "$build/build.ninja" ]; then
