@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include <sys/socket.h>
+
 #include <httplib.h>
 
 #include "http/error_mapper.hpp"
@@ -14,6 +16,11 @@ namespace emsim::http {
 namespace {
 
 constexpr size_t kControlMaxBodyBytes = 512u * 1024 * 1024;
+// Debian's cpp-httplib is a compiled library that listens with a backlog of 5: a burst of more
+// simultaneous connects than that overflows the accept queue and clients see resets (measured:
+// 20 concurrent buyers, TcpExtListenOverflows rising). Linux updates the backlog when listen()
+// is called again on a listening socket, so Bind() does that.
+constexpr int kListenBacklog = 1024;
 
 std::string Lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -33,6 +40,10 @@ HttpServer::HttpServer(app::Services& svc, Router& router)
     : svc_(svc), router_(router), server_(std::make_unique<httplib::Server>()) {
   auto& s = *server_;
   s.set_tcp_nodelay(true);
+  s.set_socket_options([this](socket_t sock) {
+    httplib::default_socket_options(sock);  // what httplib does without this hook (SO_REUSEADDR)
+    listen_fd_ = static_cast<int>(sock);
+  });
   s.set_keep_alive_max_count(100000);
   s.set_keep_alive_timeout(30);
   s.set_read_timeout(30, 0);
@@ -88,6 +99,7 @@ HttpServer::~HttpServer() { Stop(); }
 int HttpServer::Bind(const std::string& host, int port) {
   int bound = port == 0 ? server_->bind_to_any_port(host) : (server_->bind_to_port(host, port) ? port : -1);
   if (bound <= 0) throw std::runtime_error("cannot listen on " + host + ":" + std::to_string(port));
+  if (listen_fd_ >= 0) ::listen(listen_fd_, kListenBacklog);  // best effort; see kListenBacklog
   return bound;
 }
 

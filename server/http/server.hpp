@@ -28,6 +28,7 @@ class HttpServer {
   app::Services& svc_;
   Router& router_;
   std::unique_ptr<httplib::Server> server_;
+  int listen_fd_ = -1;  // the listening socket, to raise its backlog after httplib listens
 };
 
 }  // namespace emsim::http
