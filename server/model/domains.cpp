@@ -1,5 +1,9 @@
 #include "model/domains.hpp"
 
+#include <set>
+
+#include "model/messages.hpp"
+#include "model/payloads.hpp"
 #include "model/text.hpp"
 
 namespace emsim::model {
@@ -19,6 +23,139 @@ DomainListView ListDomains(const State& s, const Caller& caller, const std::stri
 std::int64_t AssignedMailboxes(const State& s, const std::string& domain_id) {
   auto it = s.mailboxesByDomain.find(domain_id);
   return it == s.mailboxesByDomain.end() ? 0 : static_cast<std::int64_t>(it->second.size());
+}
+
+// ---- changes and their events -----------------------------------------------------------------
+
+namespace {
+bool IsConnectionStatus(const json& status) { return status == "PENDING" || status == "CONNECTED"; }
+}  // namespace
+
+std::vector<std::string> ChangeDomain(State& s, Domain& d, Millis now, const std::function<void(Domain&)>& change) {
+  const json before = DomainObservable(d);
+  change(d);
+  const json after = DomainObservable(d);
+  json previous = PreviousState(before, after);
+  std::vector<std::string> emitted;
+  if (previous.empty()) return emitted;
+  d.updatedAt = now;
+  const json details = DomainDetails(s, d);
+  // Part 6 domain.updated: "fires when a domain's status, configuration or DNS state changes".
+  emitted.push_back(s.Emit("domain.updated", d.accountId, {{"domainDetails", details}, {"previousState", previous}}, now).id);
+  if (previous.contains("status") && (IsConnectionStatus(previous["status"]) || IsConnectionStatus(after["status"]))) {
+    emitted.push_back(s.Emit("domain.connection_status_changed", d.accountId,
+                             {{"domainDetails", details}, {"previousState", previous}}, now)
+                          .id);
+  }
+  return emitted;
+}
+
+bool IsDomainStatus(const std::string& status) {
+  return status == "ACTIVE" || status == "CONNECTED" || status == "PENDING";
+}
+
+Result<TransitionResult> TransitionDomain(State& s, const std::string& domain_id, const std::string& status,
+                                          Millis now) {
+  if (!IsDomainStatus(status)) return Error::Validation("status", msg::kDomainStatusValues);
+  Domain* d = s.domains.Find(domain_id);
+  if (!d) return Error::NotFound("Domain " + domain_id + " not found");
+  TransitionResult r;
+  r.previousStatus = d->status;
+  r.eventIds = ChangeDomain(s, *d, now, [&](Domain& x) { x.status = status; });
+  return r;
+}
+
+// ---- dns-check ---------------------------------------------------------------------------------
+
+Result<std::vector<const Domain*>> FindWorkspaceDomains(const State& s, const Caller& caller,
+                                                        const std::vector<std::string>& ids) {
+  std::vector<const Domain*> found;
+  std::set<std::string> seen;
+  std::string missing;
+  for (const auto& id : ids) {
+    if (!seen.insert(id).second) continue;
+    const Domain* d = s.domains.Find(id);
+    // Another workspace's domain is "not found" too, so a caller cannot probe foreign ids.
+    if (!d || d->workspaceId != caller.workspaceId) {
+      missing += (missing.empty() ? "" : ", ") + id;
+      continue;
+    }
+    found.push_back(d);
+  }
+  if (!missing.empty()) return Error::NotFound("Domain not found in this workspace: " + missing);
+  return found;
+}
+
+// ---- settings ----------------------------------------------------------------------------------
+
+const char* JobKind(DomainSetting setting) {
+  switch (setting) {
+    case DomainSetting::kDmarc: return "domains.apply_dmarc";
+    case DomainSetting::kForwarding: return "domains.apply_forwarding";
+    case DomainSetting::kCatchAll: return "domains.apply_catch_all";
+  }
+  return "";
+}
+
+namespace {
+Millis SettingDelay(const State& s, DomainSetting setting) {
+  switch (setting) {
+    case DomainSetting::kDmarc: return s.TimingMs("dmarcSeconds", 30 * kSecond);
+    case DomainSetting::kForwarding: return s.TimingMs("forwardingSeconds", 60 * kSecond);
+    case DomainSetting::kCatchAll: return s.TimingMs("catchAllSeconds", 60 * kSecond);
+  }
+  return 0;
+}
+}  // namespace
+
+Result<std::int64_t> ScheduleDomainSetting(State& s, const Caller& caller, DomainSetting setting,
+                                           const SettingRequest& request, Millis now) {
+  auto named = FindWorkspaceDomains(s, caller, request.domainIds);
+  if (!named) return named.error();
+  // Union of the named domains and the keyword's matches, in the workspace's (creation) order.
+  std::set<std::string> selected;
+  for (const Domain* d : *named) selected.insert(d->id);
+  const std::string needle = ToLower(request.contains);
+  json ids = json::array();
+  for (const auto& d : s.domains) {
+    if (d.workspaceId != caller.workspaceId) continue;
+    if (selected.count(d.id) || (!needle.empty() && ContainsFolded(d.domain, needle))) ids.push_back(d.id);
+  }
+  if (ids.empty()) {
+    std::string why = msg::kNoDomainSelected;
+    if (!request.contains.empty()) why += " (contains '" + request.contains + "' matched no domain of this workspace)";
+    return Error::Validation("domainIds", why);
+  }
+  const std::int64_t count = static_cast<std::int64_t>(ids.size());
+  s.Schedule(now + SettingDelay(s, setting), JobKind(setting), {{"domainIds", std::move(ids)}, {"email", request.email}});
+  return count;
+}
+
+void ApplyDomainSetting(State& s, DomainSetting setting, const json& args, Millis now) {
+  const std::string email = args.at("email").get<std::string>();
+  for (const auto& id : args.at("domainIds")) {
+    Domain* d = s.domains.Find(id.get<std::string>());
+    if (!d) continue;  // a state loaded since the job was scheduled may no longer hold it
+    ChangeDomain(s, *d, now, [&](Domain& x) {
+      switch (setting) {
+        case DomainSetting::kDmarc:
+          x.dmarcEmail = email;
+          x.dmarcEmailAddedToReseller = true;
+          x.dns.dmarc = true;  // the DMARC record now exists: dns-check reports it
+          break;
+        case DomainSetting::kForwarding:
+          // Gap decision (README): email forwarding is forwardingEmail/forwardingEmailAdded;
+          // forwardTo is the domain's web redirect (a URL), which no Part 4 operation sets.
+          x.forwardingEmail = email;
+          x.forwardingEmailAdded = true;
+          break;
+        case DomainSetting::kCatchAll:
+          x.catchAllEmail = email;
+          x.catchAllEmailAdded = true;
+          break;
+      }
+    });
+  }
 }
 
 }  // namespace emsim::model

@@ -14,4 +14,13 @@ inline constexpr const char* kMalformedJson = "Malformed JSON body";
 inline constexpr const char* kBillingSaved = "Billing details added successfully";
 inline constexpr const char* kSuccess = "Success";
 
+// Part 4.4 domains
+inline constexpr const char* kYearsRange = "must be a whole number of years from 1 to 10";
+inline constexpr const char* kDomainStatusValues = "must be one of ACTIVE, CONNECTED, PENDING";
+inline constexpr const char* kNoDomainSelected = "select at least one domain with domainIds or contains";
+inline constexpr const char* kDmarcScheduled = "The DMARC record will be added shortly";
+inline constexpr const char* kForwardingScheduled = "Email forwarding will be enabled shortly";
+inline constexpr const char* kCatchAllScheduled = "Catch-all forwarding will be enabled shortly";
+inline constexpr const char* kDnsChecked = "DNS records checked";
+
 }  // namespace emsim::model::msg

@@ -27,4 +27,29 @@ json DomainDetails(const State& s, const Domain& d) {
           {"updatedAt", FormatIso(d.updatedAt)}};
 }
 
+json DomainObservable(const Domain& d) {
+  return {{"status", d.status},
+          {"forwardTo", d.forwardTo},
+          {"forwardToAddedOnReseller", d.forwardToAddedOnReseller},
+          {"dmarcEmail", d.dmarcEmail},
+          {"dmarcEmailAddedToReseller", d.dmarcEmailAddedToReseller},
+          {"forwardingEmail", d.forwardingEmail},
+          {"forwardingEmailAdded", d.forwardingEmailAdded},
+          {"catchAllEmail", d.catchAllEmail},
+          {"catchAllEmailAdded", d.catchAllEmailAdded},
+          {"nameServers", d.nameServers},
+          {"spfRecord", d.dns.spf},
+          {"dmarcRecords", d.dns.dmarc},
+          {"dkimRecords", d.dns.dkim},
+          {"mxRecords", d.dns.mx}};
+}
+
+json PreviousState(const json& before, const json& after) {
+  json changed = json::object();
+  for (const auto& [key, old_value] : before.items()) {
+    if (!after.contains(key) || after[key] != old_value) changed[key] = old_value;
+  }
+  return changed;
+}
+
 }  // namespace emsim::model

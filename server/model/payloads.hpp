@@ -10,4 +10,13 @@ namespace emsim::model {
 // Part 2 "Domain (event record, domainDetails)": the allow-listed subset of a domain.
 json DomainDetails(const State& s, const Domain& d);
 
+// What a domain.updated event can report as changed (Part 6: "status, configuration or DNS
+// state"): status and the configuration fields under their Part 2 list-record names, the DNS
+// state under the Part 2 "DNS check result" names (spfRecord, dmarcRecords, dkimRecords,
+// mxRecords). updatedAt is left out: it changes with every one of them.
+json DomainObservable(const Domain& d);
+
+// previousState: the fields of `before` whose value differs in `after`, with the old value.
+json PreviousState(const json& before, const json& after);
+
 }  // namespace emsim::model

@@ -29,6 +29,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DnsShieldSubscription, id, accou
                                                 totalSlots, totalUsedSlots, status)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CatalogueEntry, domainName, domainPriceCents, renewPriceCents)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Plan, key, plan, price, totalMailboxQuantity, placementCredits)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Checkout, id, accountId, workspaceId, domainName, years, amountCents,
+                                                status, paidWith, domainId, createdAt, paidAt)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Address, name, address)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Email, id, accountId, workspaceId, account, threadId, messageId,
                                                 subject, snippet, date, from, to, cc, size, labels, folderPath,
@@ -103,6 +105,7 @@ json DumpState(const State& s) {
   j["emails"] = TableToJson(s.emails);
   j["catalogue"] = s.catalogue;
   j["plans"] = s.plans;
+  j["checkouts"] = TableToJson(s.checkouts);
   j["events"] = s.events;
   json jobs = json::array();
   for (const auto& [key, job] : s.jobs) jobs.push_back(job);
@@ -128,6 +131,7 @@ State LoadState(const json& j) {
   TableFromJson(j, "subscriptions", s.subscriptions);
   TableFromJson(j, "dnsShield", s.dnsShield);
   TableFromJson(j, "emails", s.emails);
+  TableFromJson(j, "checkouts", s.checkouts);
   try {
     if (j.contains("catalogue")) s.catalogue = j.at("catalogue").get<std::vector<CatalogueEntry>>();
     if (j.contains("plans")) s.plans = j.at("plans").get<std::vector<Plan>>();
@@ -148,6 +152,9 @@ State LoadState(const json& j) {
   for (const auto& d : s.domains)
     if (!s.workspaces.Contains(d.workspaceId))
       throw std::invalid_argument("state.domains: " + d.id + " names unknown workspace " + d.workspaceId);
+  for (const auto& c : s.checkouts)
+    if (!s.workspaces.Contains(c.workspaceId))
+      throw std::invalid_argument("state.checkouts: " + c.id + " names unknown workspace " + c.workspaceId);
   for (const auto& m : s.mailboxes)
     if (!s.domains.Contains(m.domainId))
       throw std::invalid_argument("state.mailboxes: " + m.id + " names unknown domain " + m.domainId);

@@ -109,6 +109,21 @@ struct CatalogueEntry {
   Cents domainPriceCents = 0, renewPriceCents = 0;
 };
 
+// A domain purchase waiting for (or done with) payment (domains.buy). The payment link of
+// Part 4.4 points at /_sim/checkout/<id>; completing it there stands in for the user paying.
+// A wallet purchase is recorded as an already PAID checkout, so every purchase has a receipt.
+struct Checkout {
+  std::string id, accountId, workspaceId;
+  std::string domainName;
+  std::int64_t years = 1;
+  Cents amountCents = 0;             // domainPrice x years at the time of the request
+  std::string status = "PENDING";    // PENDING | PAID
+  std::string paidWith;              // "" (unpaid) | WALLET | CHECKOUT
+  std::optional<std::string> domainId;  // the domain created once paid
+  Millis createdAt = 0;
+  std::optional<Millis> paidAt;
+};
+
 struct Plan {
   std::string key, plan;
   std::int64_t price = 0, totalMailboxQuantity = 0, placementCredits = 0;
@@ -160,6 +175,7 @@ struct State {
   Table<Email> emails;
   std::vector<CatalogueEntry> catalogue;
   std::vector<Plan> plans;
+  Table<Checkout> checkouts;
 
   std::vector<Event> events;
   std::map<std::pair<Millis, std::uint64_t>, Job> jobs;
@@ -203,6 +219,7 @@ EMSIM_DECLARE_JSON(Subscription)
 EMSIM_DECLARE_JSON(DnsShieldSubscription)
 EMSIM_DECLARE_JSON(CatalogueEntry)
 EMSIM_DECLARE_JSON(Plan)
+EMSIM_DECLARE_JSON(Checkout)
 EMSIM_DECLARE_JSON(Address)
 EMSIM_DECLARE_JSON(Email)
 EMSIM_DECLARE_JSON(Event)

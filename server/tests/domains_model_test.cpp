@@ -1,0 +1,388 @@
+// Model tests for Part 4.4 domain rules: names, prices, availability, purchase, settings and the
+// events they emit. No sockets: a small State built by hand.
+#include <gtest/gtest.h>
+
+#include "model/domain_purchase.hpp"
+#include "model/domains.hpp"
+
+namespace emsim::model {
+namespace {
+
+constexpr Millis kNow = 1'767'258'000'000;  // 2026-01-01T09:00:00.000Z
+
+// Two accounts, one workspace each; "taken.com" belongs to bob, "alpha.com" and "alphamail.net"
+// to ann; a catalogue with a cheap .co special and names sharing the label "alpha".
+State SmallWorld() {
+  State s;
+  s.ids = IdGenerator(7);
+  s.accounts.Insert({"acc_ann", "key_ann", {"usr_ann", "ann@example.com", "Ann", "A"}, 5000});
+  s.accounts.Insert({"acc_bob", "key_bob", {"usr_bob", "bob@example.com", "Bob", "B"}, 0});
+  s.workspaces.Insert({"ws_ann", "acc_ann", "Ann", true, std::nullopt, kNow});
+  s.workspaces.Insert({"ws_bob", "acc_bob", "Bob", true, std::nullopt, kNow});
+  auto domain = [&](std::string id, std::string ws, std::string acc, std::string name, std::string status) {
+    Domain d;
+    d.id = std::move(id);
+    d.workspaceId = std::move(ws);
+    d.accountId = std::move(acc);
+    d.domain = std::move(name);
+    d.status = std::move(status);
+    d.createdAt = d.updatedAt = kNow - kDay;
+    s.AddDomain(d);
+  };
+  domain("d_alpha", "ws_ann", "acc_ann", "alpha.com", "ACTIVE");
+  domain("d_alphamail", "ws_ann", "acc_ann", "alphamail.net", "CONNECTED");
+  domain("d_taken", "ws_bob", "acc_bob", "taken.com", "ACTIVE");
+  s.catalogue = {{"getalpha.com", 1999, 1999}, {"alpha.co", 999, 1299}, {"beta.io", 4500, 4900},
+                 {"alphaworks.io", 3900, 4900}};
+  s.RebuildIndexes();
+  return s;
+}
+
+const Caller kAnn{"acc_ann", "ws_ann"};
+
+std::vector<std::string> Names(const std::vector<AvailableDomain>& list) {
+  std::vector<std::string> out;
+  for (const auto& a : list) out.push_back(a.domainName);
+  return out;
+}
+
+// ---- names -----------------------------------------------------------------------------------
+
+TEST(DomainNames, ValidNamesAreLowerCased) {
+  auto n = NormalizeDomainName("Brand-New.COM");
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, "brand-new.com");
+  EXPECT_TRUE(NormalizeDomainName("xn--bcher-kva.co.uk").ok());
+}
+
+TEST(DomainNames, InvalidNamesNameDomainNameAndSayWhy) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"", "empty"},
+      {"localhost", "top-level domain"},
+      {"a..com", "empty label"},
+      {".com", "empty label"},
+      {"-brand.com", "hyphen"},
+      {"brand_new.com", "characters other than letters, digits and hyphens"},
+      {"brand new.com", "characters other than letters, digits and hyphens"},
+      {"brand.c", "shorter than 2"},
+      {"brand.c0m", "characters other than letters"},
+      {std::string(64, 'a') + ".com", "longer than 63"},
+  };
+  for (const auto& [name, why] : cases) {
+    auto n = NormalizeDomainName(name);
+    ASSERT_FALSE(n.ok()) << name;
+    ASSERT_EQ(n.error().errors.size(), 1u);
+    EXPECT_EQ(n.error().errors[0].param, "domainName");
+    EXPECT_NE(n.error().errors[0].msg.find(why), std::string::npos) << name << ": " << n.error().errors[0].msg;
+  }
+}
+
+// ---- prices ----------------------------------------------------------------------------------
+
+TEST(DomainPrices, CatalogueEntryBeatsTheDefaultTable) {
+  const State s = SmallWorld();
+  auto special = PriceOf(s, "alpha.co");
+  ASSERT_TRUE(special);
+  EXPECT_EQ(special->domainPriceCents, 999);
+  EXPECT_EQ(special->renewPriceCents, 1299);
+  auto other_co = PriceOf(s, "gamma.co");
+  ASSERT_TRUE(other_co);
+  EXPECT_EQ(other_co->domainPriceCents, 2499);  // default .co
+  EXPECT_EQ(PriceOf(s, "gamma.com")->domainPriceCents, 1299);
+  EXPECT_EQ(PriceOf(s, "gamma.io")->renewPriceCents, 4900);
+}
+
+TEST(DomainPrices, UnsoldSuffixesHaveNoPrice) {
+  const State s = SmallWorld();
+  EXPECT_FALSE(PriceOf(s, "gamma.xyz"));
+  EXPECT_FALSE(PriceOf(s, "mail.gamma.com"));  // a subdomain is not registrable
+}
+
+// ---- availability ----------------------------------------------------------------------------
+
+TEST(DomainAvailability, AskedNameFirstThenOtherSuffixesThenCatalogueVariants) {
+  const State s = SmallWorld();
+  auto r = CheckAvailability(s, "Gamma.com", 1);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(Names(*r), (std::vector<std::string>{"gamma.com", "gamma.net", "gamma.org", "gamma.io", "gamma.co"}));
+  EXPECT_EQ((*r)[0].domainPriceCents, 1299);
+  EXPECT_EQ((*r)[0].renewPriceCents, 1499);
+}
+
+TEST(DomainAvailability, TakenNamesOfAnyAccountAreLeftOut) {
+  const State s = SmallWorld();
+  // alpha.com is ann's own; taken.com is bob's: neither is offered, to anyone.
+  auto r = CheckAvailability(s, "alpha.com", 1);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(Names(*r), (std::vector<std::string>{"alpha.net", "alpha.org", "alpha.io", "alpha.co", "getalpha.com",
+                                                 "alphaworks.io"}));
+  // alpha.co comes from the catalogue's price, not the default table.
+  EXPECT_EQ((*r)[3].domainPriceCents, 999);
+  auto t = CheckAvailability(s, "taken.com", 1);
+  ASSERT_TRUE(t.ok());
+  for (const auto& a : *t) EXPECT_NE(a.domainName, "taken.com");
+}
+
+TEST(DomainAvailability, PricesScaleWithYears) {
+  const State s = SmallWorld();
+  auto r = CheckAvailability(s, "alpha.co", 3);
+  ASSERT_TRUE(r.ok());
+  ASSERT_FALSE(r->empty());
+  EXPECT_EQ((*r)[0].domainName, "alpha.co");
+  EXPECT_EQ((*r)[0].domainPriceCents, 3 * 999);
+  EXPECT_EQ((*r)[0].renewPriceCents, 3 * 1299);
+}
+
+TEST(DomainAvailability, YearsOutsideOneToTenAreRejected) {
+  const State s = SmallWorld();
+  for (std::int64_t years : {0, 11, -1}) {
+    auto r = CheckAvailability(s, "gamma.com", years);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().errors[0].param, "years");
+  }
+  EXPECT_TRUE(CheckAvailability(s, "gamma.com", 10).ok());
+}
+
+TEST(DomainAvailability, AtMostTenNamesAndUnsoldAskedNameOmitted) {
+  State s = SmallWorld();
+  for (int i = 0; i < 20; ++i) s.catalogue.push_back({"zeta" + std::to_string(i) + ".com", 1000, 1000});
+  auto r = CheckAvailability(s, "zeta.xyz", 1);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->size(), kMaxAvailable);
+  EXPECT_EQ((*r)[0].domainName, "zeta.com");  // .xyz is not sold: the asked name is not listed
+  EXPECT_EQ((*r)[5].domainName, "zeta0.com");
+}
+
+// ---- purchase --------------------------------------------------------------------------------
+
+TEST(DomainPurchase, WalletPaysAtOnceAndTheDomainStartsPending) {
+  State s = SmallWorld();
+  auto r = BuyDomain(s, kAnn, "gamma.io", 1, true, kNow);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->paidFromWallet);
+  EXPECT_EQ(s.accounts.Find("acc_ann")->walletCents, 5000 - 3900);
+  EXPECT_EQ(r->checkout->status, "PAID");
+  EXPECT_EQ(r->checkout->paidWith, "WALLET");
+  const Domain* d = s.domains.Find(*r->checkout->domainId);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->domain, "gamma.io");
+  EXPECT_EQ(d->status, "PENDING");
+  EXPECT_EQ(d->workspaceId, "ws_ann");
+  EXPECT_EQ(d->expireOn, kNow + 365 * kDay);
+  ASSERT_EQ(s.jobs.size(), 1u);
+  EXPECT_EQ(s.jobs.begin()->second.kind, kConnectJob);
+  EXPECT_EQ(s.jobs.begin()->second.dueMs, kNow + 300 * kSecond);
+  EXPECT_TRUE(s.events.empty());  // creation is not a change (README)
+  EXPECT_TRUE(IsTaken(s, "gamma.io"));
+}
+
+TEST(DomainPurchase, TooLittleOrNoWalletDeductsNothingAndOpensACheckout) {
+  State s = SmallWorld();
+  auto too_little = BuyDomain(s, kAnn, "gamma.io", 2, true, kNow);  // 78.00 > 50.00
+  ASSERT_TRUE(too_little.ok());
+  EXPECT_FALSE(too_little->paidFromWallet);
+  EXPECT_EQ(too_little->checkout->status, "PENDING");
+  EXPECT_EQ(too_little->checkout->amountCents, 7800);
+  auto no_wallet = BuyDomain(s, kAnn, "gamma.com", 1, false, kNow);
+  ASSERT_TRUE(no_wallet.ok());
+  EXPECT_EQ(no_wallet->checkout->status, "PENDING");
+  EXPECT_EQ(s.accounts.Find("acc_ann")->walletCents, 5000);
+  EXPECT_EQ(s.domains.size(), 3u);
+  EXPECT_TRUE(s.jobs.empty());
+  EXPECT_FALSE(IsTaken(s, "gamma.io"));  // an open checkout reserves nothing
+}
+
+TEST(DomainPurchase, TakenUnsoldOrInvalidNamesAreRejectedNamingDomainName) {
+  State s = SmallWorld();
+  for (const char* name : {"taken.com", "TAKEN.com", "gamma.xyz", "bad_name.com"}) {
+    auto r = BuyDomain(s, kAnn, name, 1, true, kNow);
+    ASSERT_FALSE(r.ok()) << name;
+    EXPECT_EQ(r.error().errors[0].param, "domainName") << name;
+  }
+  EXPECT_EQ(s.accounts.Find("acc_ann")->walletCents, 5000);
+  EXPECT_TRUE(s.checkouts.empty());
+}
+
+TEST(DomainPurchase, ExactBalanceIsEnough) {
+  State s = SmallWorld();
+  s.accounts.Find("acc_ann")->walletCents = 1299;
+  auto r = BuyDomain(s, kAnn, "gamma.com", 1, true, kNow);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->paidFromWallet);
+  EXPECT_EQ(s.accounts.Find("acc_ann")->walletCents, 0);
+}
+
+TEST(DomainPurchase, CompletingACheckoutCreatesTheDomainOnceOnly) {
+  State s = SmallWorld();
+  auto r = BuyDomain(s, kAnn, "gamma.com", 1, false, kNow);
+  ASSERT_TRUE(r.ok());
+  const std::string id = r->checkout->id;
+  auto done = CompleteCheckout(s, id, kNow + kMinute);
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ((*done)->status, "PAID");
+  EXPECT_EQ((*done)->paidWith, "CHECKOUT");
+  EXPECT_EQ(s.domains.Find(*(*done)->domainId)->status, "PENDING");
+  EXPECT_EQ(s.accounts.Find("acc_ann")->walletCents, 5000);  // paid outside the wallet
+  auto again = CompleteCheckout(s, id, kNow + 2 * kMinute);
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.error().errors[0].msg.find("already paid"), std::string::npos);
+  EXPECT_EQ(s.domains.size(), 4u);
+  EXPECT_EQ(CompleteCheckout(s, "chk_nope", kNow).error().code, ErrorCode::kNotFound);
+}
+
+TEST(DomainPurchase, CheckoutForANameTakenMeanwhileFails) {
+  State s = SmallWorld();
+  auto first = BuyDomain(s, kAnn, "gamma.com", 1, false, kNow);
+  const std::string first_id = first->checkout->id;
+  ASSERT_TRUE(BuyDomain(s, {"acc_bob", "ws_bob"}, "gamma.com", 1, false, kNow).ok());
+  const std::string second_id = s.checkouts.rows().back().id;
+  ASSERT_TRUE(CompleteCheckout(s, second_id, kNow).ok());
+  auto late = CompleteCheckout(s, first_id, kNow);
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.error().errors[0].param, "domainName");
+  EXPECT_EQ(s.checkouts.Find(first_id)->status, "PENDING");
+}
+
+TEST(DomainLifecycle, ConnectThenActivateWithDnsAndEvents) {
+  State s = SmallWorld();
+  auto r = BuyDomain(s, kAnn, "gamma.com", 1, true, kNow);
+  const std::string id = *r->checkout->domainId;
+  json args = {{"domainId", id}};
+  RunConnectJob(s, args, kNow + 300 * kSecond);
+  const Domain* d = s.domains.Find(id);
+  EXPECT_EQ(d->status, "CONNECTED");
+  EXPECT_TRUE(d->dns.mx && d->dns.spf);
+  EXPECT_FALSE(d->dns.dkim);
+  EXPECT_EQ(d->updatedAt, kNow + 300 * kSecond);
+  ASSERT_EQ(s.events.size(), 2u);
+  EXPECT_EQ(s.events[0].type, "domain.updated");
+  EXPECT_EQ(s.events[1].type, "domain.connection_status_changed");
+  EXPECT_EQ(s.events[0].data["previousState"],
+            (json{{"status", "PENDING"}, {"mxRecords", false}, {"spfRecord", false}}));
+  EXPECT_EQ(s.events[0].data["domainDetails"]["status"], "CONNECTED");
+  // The activation job was scheduled by the connect job (which is still queued here: this test
+  // calls the runners directly instead of through the scheduler).
+  std::vector<Job> activations;
+  for (const auto& [key, job] : s.jobs)
+    if (job.kind == kActivateJob) activations.push_back(job);
+  ASSERT_EQ(activations.size(), 1u);
+  EXPECT_EQ(activations[0].dueMs, kNow + 300 * kSecond + 3600 * kSecond);
+  EXPECT_EQ(activations[0].args, args);
+  RunActivateJob(s, args, kNow + 3900 * kSecond);
+  EXPECT_EQ(d->status, "ACTIVE");
+  EXPECT_TRUE(d->dns.dkim);
+  // Leaving CONNECTED is a connection-status change too.
+  ASSERT_EQ(s.events.size(), 4u);
+  EXPECT_EQ(s.events[3].type, "domain.connection_status_changed");
+  EXPECT_EQ(s.events[3].data["previousState"], (json{{"status", "CONNECTED"}, {"dkimRecords", false}}));
+}
+
+TEST(DomainLifecycle, JobsLeaveADomainMovedByHandAlone) {
+  State s = SmallWorld();
+  auto r = BuyDomain(s, kAnn, "gamma.com", 1, true, kNow);
+  const std::string id = *r->checkout->domainId;
+  ASSERT_TRUE(TransitionDomain(s, id, "ACTIVE", kNow + kSecond).ok());
+  const size_t events = s.events.size();
+  RunConnectJob(s, {{"domainId", id}}, kNow + 300 * kSecond);
+  EXPECT_EQ(s.domains.Find(id)->status, "ACTIVE");
+  EXPECT_EQ(s.events.size(), events);
+  for (const auto& [key, job] : s.jobs) EXPECT_NE(job.kind, kActivateJob);
+}
+
+// ---- transitions and events -------------------------------------------------------------------
+
+TEST(DomainTransition, StatusChangeEmitsBothEventsOnlyAroundPendingOrConnected) {
+  State s = SmallWorld();
+  auto to_connected = TransitionDomain(s, "d_alpha", "CONNECTED", kNow);
+  ASSERT_TRUE(to_connected.ok());
+  EXPECT_EQ(to_connected->previousStatus, "ACTIVE");
+  ASSERT_EQ(to_connected->eventIds.size(), 2u);
+  EXPECT_EQ(s.events[1].data["previousState"], (json{{"status", "ACTIVE"}}));
+  EXPECT_EQ(s.domains.Find("d_alpha")->updatedAt, kNow);
+  // The same status again: nothing changes, nothing is emitted.
+  auto same = TransitionDomain(s, "d_alpha", "CONNECTED", kNow + kSecond);
+  ASSERT_TRUE(same.ok());
+  EXPECT_TRUE(same->eventIds.empty());
+  EXPECT_EQ(s.domains.Find("d_alpha")->updatedAt, kNow);
+  EXPECT_EQ(TransitionDomain(s, "nope", "ACTIVE", kNow).error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(TransitionDomain(s, "d_alpha", "DELETED", kNow).error().code, ErrorCode::kValidation);
+}
+
+TEST(DomainTransition, EventsBelongToTheDomainsAccount) {
+  State s = SmallWorld();
+  ASSERT_TRUE(TransitionDomain(s, "d_taken", "PENDING", kNow).ok());
+  ASSERT_EQ(s.events.size(), 2u);
+  EXPECT_EQ(s.events[0].accountId, "acc_bob");
+  EXPECT_EQ(s.events[0].data["domainDetails"]["userId"], "usr_bob");
+}
+
+// ---- dns-check selection ----------------------------------------------------------------------
+
+TEST(DomainSelection, UnknownAndForeignIdsAreNotFoundAndNamed) {
+  const State s = SmallWorld();
+  auto r = FindWorkspaceDomains(s, kAnn, {"d_alpha", "d_taken", "missing", "d_alpha"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kNotFound);
+  EXPECT_NE(r.error().message.find("d_taken, missing"), std::string::npos) << r.error().message;
+  auto ok = FindWorkspaceDomains(s, kAnn, {"d_alphamail", "d_alpha", "d_alpha"});
+  ASSERT_TRUE(ok.ok());
+  ASSERT_EQ(ok->size(), 2u);  // request order, each once
+  EXPECT_EQ((*ok)[0]->id, "d_alphamail");
+}
+
+// ---- settings ---------------------------------------------------------------------------------
+
+TEST(DomainSettings, SelectsTheUnionOfIdsAndKeywordAndChangesNothingUntilTheJob) {
+  State s = SmallWorld();
+  auto n = ScheduleDomainSetting(s, kAnn, DomainSetting::kDmarc, {{"d_alpha"}, "MAIL", "dmarc@ann.com"}, kNow);
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 2);
+  EXPECT_FALSE(s.domains.Find("d_alpha")->dmarcEmail);
+  EXPECT_TRUE(s.events.empty());
+  ASSERT_EQ(s.jobs.size(), 1u);
+  const Job job = s.jobs.begin()->second;
+  EXPECT_EQ(job.kind, "domains.apply_dmarc");
+  EXPECT_EQ(job.dueMs, kNow + 30 * kSecond);
+  EXPECT_EQ(job.args["domainIds"], (json{"d_alpha", "d_alphamail"}));
+  ApplyDomainSetting(s, DomainSetting::kDmarc, job.args, job.dueMs);
+  const Domain* d = s.domains.Find("d_alphamail");
+  EXPECT_EQ(d->dmarcEmail, "dmarc@ann.com");
+  EXPECT_TRUE(d->dmarcEmailAddedToReseller);
+  EXPECT_TRUE(d->dns.dmarc);
+  ASSERT_EQ(s.events.size(), 2u);  // one domain.updated per domain; no status change
+  EXPECT_EQ(s.events[0].data["previousState"],
+            (json{{"dmarcEmail", nullptr}, {"dmarcEmailAddedToReseller", false}, {"dmarcRecords", false}}));
+  // Applying the same again changes nothing and emits nothing.
+  ApplyDomainSetting(s, DomainSetting::kDmarc, job.args, job.dueMs + kSecond);
+  EXPECT_EQ(s.events.size(), 2u);
+}
+
+TEST(DomainSettings, ForwardingAndCatchAllSetTheirOwnFields) {
+  State s = SmallWorld();
+  ApplyDomainSetting(s, DomainSetting::kForwarding, {{"domainIds", {"d_alpha"}}, {"email", "fw@ann.com"}}, kNow);
+  ApplyDomainSetting(s, DomainSetting::kCatchAll, {{"domainIds", {"d_alpha"}}, {"email", "all@ann.com"}}, kNow);
+  const Domain* d = s.domains.Find("d_alpha");
+  EXPECT_EQ(d->forwardingEmail, "fw@ann.com");
+  EXPECT_TRUE(d->forwardingEmailAdded);
+  EXPECT_FALSE(d->forwardTo);  // the web redirect is not email forwarding (README)
+  EXPECT_EQ(d->catchAllEmail, "all@ann.com");
+  EXPECT_TRUE(d->catchAllEmailAdded);
+  EXPECT_FALSE(d->dmarcEmail);
+}
+
+TEST(DomainSettings, NothingSelectedIs400AndUnknownIdsAre404WithoutScheduling) {
+  State s = SmallWorld();
+  auto none = ScheduleDomainSetting(s, kAnn, DomainSetting::kCatchAll, {{}, "", "x@ann.com"}, kNow);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().errors[0].param, "domainIds");
+  auto no_match = ScheduleDomainSetting(s, kAnn, DomainSetting::kCatchAll, {{}, "taken", "x@ann.com"}, kNow);
+  ASSERT_FALSE(no_match.ok());
+  EXPECT_NE(no_match.error().errors[0].msg.find("'taken' matched no domain"), std::string::npos);
+  auto foreign = ScheduleDomainSetting(s, kAnn, DomainSetting::kCatchAll, {{"d_taken"}, "alpha", "x@ann.com"}, kNow);
+  ASSERT_FALSE(foreign.ok());
+  EXPECT_EQ(foreign.error().code, ErrorCode::kNotFound);
+  EXPECT_TRUE(s.jobs.empty());
+}
+
+}  // namespace
+}  // namespace emsim::model
