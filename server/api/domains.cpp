@@ -1,10 +1,35 @@
 #include "api/domains.hpp"
 
 #include "api/shapes.hpp"
+#include "model/domain_purchase.hpp"
 #include "model/domains.hpp"
 #include "model/messages.hpp"
 
 namespace emsim::api {
+
+namespace {
+
+std::vector<std::string> StringList(const json& body, const char* key) {
+  return body.contains(key) ? body[key].get<std::vector<std::string>>() : std::vector<std::string>{};
+}
+
+std::string CheckoutUrl(const http::Ctx& ctx, const std::string& checkout_id) {
+  return ctx.svc.baseUrl + "/_sim/checkout/" + checkout_id;
+}
+
+// add-dmarc, enable-email-forwarding, enable-catch-all-email share one shape (Part 4.4).
+http::Reply ScheduleSetting(http::Ctx& ctx, model::DomainSetting setting, const char* message) {
+  const json& b = ctx.req.body;  // shape checked by schemas/requests/domains.<op>.json
+  model::SettingRequest in{StringList(b, "domainIds"), b.value("contains", std::string()), b.at("email").get<std::string>()};
+  auto count = ctx.svc.store.Write(
+      [&](model::State& s) { return model::ScheduleDomainSetting(s, ctx.caller, setting, in, ctx.now); });
+  if (!count) return count.error();
+  // Part 4.4: data null; the change happens asynchronously.
+  return http::Envelope(std::string(message) + " (" + std::to_string(*count) + " domain" + (*count == 1 ? "" : "s") + ")",
+                        nullptr);
+}
+
+}  // namespace
 
 http::Reply ListDomains(http::Ctx& ctx) {
   const std::int64_t page = std::stoll(ctx.req.Query("page", "1"));  // pattern-checked by the schema
@@ -17,6 +42,97 @@ http::Reply ListDomains(http::Ctx& ctx) {
                                                  {"nextPage", view.page.nextPage},
                                                  {"totalPages", view.page.totalPages},
                                                  {"domains", std::move(domains)}});
+  });
+}
+
+http::Reply AvailableDomains(http::Ctx& ctx) {
+  const json& b = ctx.req.body;
+  auto found = ctx.svc.store.Read([&](const model::State& s) {
+    return model::CheckAvailability(s, b.at("domainName").get<std::string>(), b.value("years", std::int64_t{1}));
+  });
+  if (!found) return found.error();
+  json list = json::array();
+  for (const auto& a : *found) list.push_back(AvailableDomainRecord(a));
+  return http::Envelope(model::msg::kSuccess, {{"availableDomains", std::move(list)}});
+}
+
+http::Reply BuyDomain(http::Ctx& ctx) {
+  const json& b = ctx.req.body;
+  const bool use_wallet = b.value("useWallet", false);
+  auto bought = ctx.svc.store.Write([&](model::State& s) -> model::Result<std::pair<model::Checkout, model::Cents>> {
+    auto r = model::BuyDomain(s, ctx.caller, b.at("domainName").get<std::string>(), b.value("years", std::int64_t{1}),
+                              use_wallet, ctx.now);
+    if (!r) return r.error();
+    return std::make_pair(*r->checkout, r->walletCents);
+  });
+  if (!bought) return bought.error();
+  const auto& [checkout, wallet] = *bought;
+  const std::string price = model::FormatDecimal(checkout.amountCents);
+  std::string message;
+  if (checkout.status == "PAID") {
+    message = "Domain " + checkout.domainName + " purchased for " + price +
+              " from the wallet; it will be connected shortly";
+  } else if (use_wallet) {
+    message = "Wallet balance " + model::FormatDecimal(wallet) + " is less than the price " + price +
+              "; complete the payment to buy " + checkout.domainName;
+  } else {
+    message = "Complete the payment of " + price + " to buy " + checkout.domainName;
+  }
+  // Part 4.4: exactly {message, paymentLink}, no status or data.
+  return http::Json({{"message", std::move(message)}, {"paymentLink", CheckoutUrl(ctx, checkout.id)}});
+}
+
+http::Reply DnsCheck(http::Ctx& ctx) {
+  const auto ids = StringList(ctx.req.body, "domainIds");
+  return ctx.svc.store.Read([&](const model::State& s) -> http::Reply {
+    auto found = model::FindWorkspaceDomains(s, ctx.caller, ids);
+    if (!found) return found.error();
+    json data = json::array();
+    for (const auto* d : *found) data.push_back(DnsCheckRecord(*d));
+    return http::Envelope(model::msg::kDnsChecked, std::move(data));
+  });
+}
+
+http::Reply AddDmarc(http::Ctx& ctx) {
+  return ScheduleSetting(ctx, model::DomainSetting::kDmarc, model::msg::kDmarcScheduled);
+}
+http::Reply EnableForwarding(http::Ctx& ctx) {
+  return ScheduleSetting(ctx, model::DomainSetting::kForwarding, model::msg::kForwardingScheduled);
+}
+http::Reply EnableCatchAll(http::Ctx& ctx) {
+  return ScheduleSetting(ctx, model::DomainSetting::kCatchAll, model::msg::kCatchAllScheduled);
+}
+
+// ---- /_sim ---------------------------------------------------------------------------------------
+
+http::Reply SimGetCheckout(http::Ctx& ctx) {
+  const std::string& id = ctx.req.params.at("id");
+  return ctx.svc.store.Read([&](const model::State& s) -> http::Reply {
+    const model::Checkout* c = s.checkouts.Find(id);
+    if (!c) return model::Error::NotFound("Checkout " + id + " not found");
+    return http::Json(CheckoutRecord(*c, CheckoutUrl(ctx, c->id)));
+  });
+}
+
+http::Reply SimCompleteCheckout(http::Ctx& ctx) {
+  const std::string& id = ctx.req.params.at("id");
+  return ctx.svc.store.Write([&](model::State& s) -> http::Reply {
+    auto c = model::CompleteCheckout(s, id, ctx.now);
+    if (!c) return c.error();
+    return http::Json({{"checkout", CheckoutRecord(**c, CheckoutUrl(ctx, (*c)->id))},
+                       {"domain", DomainListRecord(s, *s.domains.Find(*(*c)->domainId))}});
+  });
+}
+
+http::Reply SimTransitionDomain(http::Ctx& ctx) {
+  const std::string& id = ctx.req.params.at("id");
+  const std::string status = ctx.req.body.at("status");
+  return ctx.svc.store.Write([&](model::State& s) -> http::Reply {
+    auto t = model::TransitionDomain(s, id, status, ctx.now);
+    if (!t) return t.error();
+    return http::Json({{"domain", DomainListRecord(s, *s.domains.Find(id))},
+                       {"previousStatus", t->previousStatus},
+                       {"eventIds", t->eventIds}});
   });
 }
 

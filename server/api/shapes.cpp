@@ -53,6 +53,38 @@ json DomainListRecord(const model::State& s, const model::Domain& d) {
           {"assignedMailboxesCount", std::to_string(model::AssignedMailboxes(s, d.id))}};
 }
 
+json AvailableDomainRecord(const model::AvailableDomain& a) {
+  return {{"domainName", a.domainName},
+          {"status", "AVAILABLE"},  // Part 2: the one value seen; taken names are not listed
+          {"domainPrice", model::FormatDecimal(a.domainPriceCents)},
+          {"renewPrice", model::FormatDecimal(a.renewPriceCents)}};
+}
+
+json DnsCheckRecord(const model::Domain& d) {
+  return {{"id", d.id},
+          {"domain", d.domain},
+          {"spfRecord", d.dns.spf},
+          {"dmarcRecords", d.dns.dmarc},
+          {"dkimRecords", d.dns.dkim},
+          {"mxRecords", d.dns.mx}};
+}
+
+json CheckoutRecord(const model::Checkout& c, const std::string& url) {
+  return {{"id", c.id},
+          {"url", url},
+          {"status", c.status},
+          {"domainName", c.domainName},
+          {"years", c.years},
+          {"amount", model::FormatDecimal(c.amountCents)},
+          {"currency", "USD"},
+          {"accountId", c.accountId},
+          {"workspaceId", c.workspaceId},
+          {"paidWith", c.paidWith.empty() ? json(nullptr) : json(c.paidWith)},
+          {"domainId", c.domainId},
+          {"createdAt", model::FormatIso(c.createdAt)},
+          {"paidAt", c.paidAt ? json(model::FormatIso(*c.paidAt)) : json(nullptr)}};
+}
+
 json MailboxRecord(const model::State& s, const model::Mailbox& m) {
   const model::Domain* d = s.domains.Find(m.domainId);
   return {{"id", m.id},

@@ -1,6 +1,7 @@
 #pragma once
 // Records in the exact shapes of Part 2. Numeric-text fields (domainCount, mailboxCount,
 // assignedMailboxesCount) are strings there, and so they are here.
+#include "model/domain_purchase.hpp"
 #include "model/json.hpp"
 #include "model/state.hpp"
 
@@ -9,6 +10,9 @@ namespace emsim::api {
 json BillingRecord(const model::BillingDetails& b);
 json WorkspaceRecord(const model::Workspace& w, std::int64_t domain_count, std::int64_t mailbox_count);
 json DomainListRecord(const model::State& s, const model::Domain& d);
+json AvailableDomainRecord(const model::AvailableDomain& a);  // Part 2 "Available domain"
+json DnsCheckRecord(const model::Domain& d);                   // Part 2 "DNS check result"
+json CheckoutRecord(const model::Checkout& c, const std::string& url);  // GET /_sim/checkout/:id
 json MailboxRecord(const model::State& s, const model::Mailbox& m);
 json OptionalTime(model::Millis t);  // 0 -> null
 

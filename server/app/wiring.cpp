@@ -1,9 +1,22 @@
 #include "app/app.hpp"
+#include "model/domain_purchase.hpp"
+#include "model/domains.hpp"
 
 namespace emsim::app {
 
 void Wire(Services& svc) {
-  (void)svc;
+  // ---- Part 4.4 domains: purchase lifecycle and the asynchronous settings ----------------------
+  svc.scheduler.Register(model::kConnectJob, [&svc](const model::Job& j) {
+    svc.store.Write([&](model::State& s) { model::RunConnectJob(s, j.args, svc.clock.Now()); });
+  });
+  svc.scheduler.Register(model::kActivateJob, [&svc](const model::Job& j) {
+    svc.store.Write([&](model::State& s) { model::RunActivateJob(s, j.args, svc.clock.Now()); });
+  });
+  for (auto setting : {model::DomainSetting::kDmarc, model::DomainSetting::kForwarding, model::DomainSetting::kCatchAll}) {
+    svc.scheduler.Register(model::JobKind(setting), [&svc, setting](const model::Job& j) {
+      svc.store.Write([&](model::State& s) { model::ApplyDomainSetting(s, setting, j.args, svc.clock.Now()); });
+    });
+  }
 }
 
 }  // namespace emsim::app

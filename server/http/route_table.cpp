@@ -19,6 +19,13 @@ const std::vector<Route>& Routes() {
     {"GET",  "/v1/mailbox/details",                  "mailboxes.details",      A::kWorkspace, &api::MailboxDetails},
     // ---- Part 4.4 domains ---------------------------------------------------------------------
     {"GET",  "/v1/domain/list",                      "domains.list",           A::kWorkspace, &api::ListDomains},
+    {"POST", "/v1/domain/available",                 "domains.available",      A::kWorkspace, &api::AvailableDomains},
+    // Part 5 leaves open whether buy-domain needs the key; emsim requires it (README gap table).
+    {"POST", "/v1/domain/buy-domain",                "domains.buy",            A::kWorkspace, &api::BuyDomain},
+    {"POST", "/v1/domain/dns-check",                 "domains.dns_check",      A::kWorkspace, &api::DnsCheck},
+    {"POST", "/v1/domain/add-dmarc",                 "domains.add_dmarc",      A::kWorkspace, &api::AddDmarc},
+    {"POST", "/v1/domain/enable-email-forwarding",   "domains.enable_forwarding", A::kWorkspace, &api::EnableForwarding},
+    {"POST", "/v1/domain/enable-catch-all-email",    "domains.enable_catch_all",  A::kWorkspace, &api::EnableCatchAll},
     // ---- /_sim control plane (DESIGN.md) ------------------------------------------------------
     {"GET",  "/_sim/health",                         "sim.health",             A::kControl,   &api::SimHealth},
     {"POST", "/_sim/reset",                          "sim.reset",              A::kControl,   &api::SimReset},
@@ -28,6 +35,9 @@ const std::vector<Route>& Routes() {
     {"GET",  "/_sim/clock",                          "sim.clock.get",          A::kControl,   &api::SimGetClock},
     {"PUT",  "/_sim/clock",                          "sim.clock.put",          A::kControl,   &api::SimPutClock},
     {"POST", "/_sim/clock/advance",                  "sim.clock.advance",      A::kControl,   &api::SimAdvanceClock},
+    {"GET",  "/_sim/checkout/:id",                   "sim.checkout.get",       A::kControl,   &api::SimGetCheckout},
+    {"POST", "/_sim/checkout/:id/complete",          "sim.checkout.complete",  A::kControl,   &api::SimCompleteCheckout},
+    {"POST", "/_sim/domains/:id/transition",         "sim.domains.transition", A::kControl,   &api::SimTransitionDomain},
   };
   // clang-format on
   return kRoutes;
