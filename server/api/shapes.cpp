@@ -100,4 +100,36 @@ json MailboxRecord(const model::State& s, const model::Mailbox& m) {
           {"createdAt", FormatIso(m.createdAt)}};
 }
 
+json SubscriptionRecord(const model::Subscription& sub) {
+  // planKey and placementCredits are emsim's internal bookkeeping, not Part 2 fields.
+  return {{"id", sub.id},
+          {"subscriptionId", sub.subscriptionId},
+          {"subscriptionStatus", sub.subscriptionStatus},
+          {"plan", sub.plan},
+          {"price", sub.price},
+          {"totalMailboxQuantity", sub.totalMailboxQuantity},
+          {"periodStart", FormatIso(sub.periodStart)},
+          {"periodEnd", FormatIso(sub.periodEnd)},
+          {"subscriptionCreationDate", FormatIso(sub.subscriptionCreationDate)},
+          {"planUpgradeCancelPossible", sub.planUpgradeCancelPossible},
+          {"paymentFailureMessage", sub.paymentFailureMessage},
+          {"invoiceDetails", sub.invoiceDetails}};
+}
+
+json DnsShieldSlotRecord(const model::DnsShieldSubscription& d) {
+  return {{"id", d.id},
+          {"planType", d.planType},
+          {"totalSlots", d.totalSlots},
+          {"totalUsedSlots", d.totalUsedSlots},
+          {"availableSlots", d.totalSlots - d.totalUsedSlots}};  // Part 2: totalSlots - totalUsedSlots
+}
+
+std::string InvoiceUrl(const std::string& base_url, const std::string& invoice_id) {
+  return base_url + "/_sim/invoices/" + invoice_id;
+}
+
+std::string PlacementCheckoutUrl(const std::string& base_url, const std::string& cart_order_id) {
+  return base_url + "/_sim/placement-checkouts/" + cart_order_id;
+}
+
 }  // namespace emsim::api

@@ -15,5 +15,10 @@ json DnsCheckRecord(const model::Domain& d);                   // Part 2 "DNS ch
 json CheckoutRecord(const model::Checkout& c, const std::string& url);  // GET /_sim/checkout/:id
 json MailboxRecord(const model::State& s, const model::Mailbox& m);
 json OptionalTime(model::Millis t);  // 0 -> null
+json SubscriptionRecord(const model::Subscription& sub);            // Part 2 Subscription
+json DnsShieldSlotRecord(const model::DnsShieldSubscription& d);    // Part 2 DNS shield slot record
+// Where emsim serves what it links to (invoices and placement checkouts live under /_sim).
+std::string InvoiceUrl(const std::string& base_url, const std::string& invoice_id);
+std::string PlacementCheckoutUrl(const std::string& base_url, const std::string& cart_order_id);
 
 }  // namespace emsim::api

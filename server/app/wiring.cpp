@@ -2,6 +2,8 @@
 #include "model/domain_purchase.hpp"
 #include "model/domains.hpp"
 
+#include "model/placement_tests.hpp"
+
 namespace emsim::app {
 
 void Wire(Services& svc) {
@@ -17,6 +19,10 @@ void Wire(Services& svc) {
       svc.store.Write([&](model::State& s) { model::ApplyDomainSetting(s, setting, j.args, svc.clock.Now()); });
     });
   }
+  // Part 4.7 test orders: PENDING -> RUNNING -> COMPLETED (model/placement_tests.hpp).
+  svc.scheduler.Register(model::kPlacementAdvanceJob, [&svc](const model::Job& j) {
+    svc.store.Write([&](model::State& s) { model::AdvancePlacementTests(s, j.args, svc.clock.Now()); });
+  });
 }
 
 }  // namespace emsim::app

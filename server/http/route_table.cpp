@@ -1,8 +1,12 @@
 #include "http/route_table.hpp"
 
+#include "api/dns_shield.hpp"
 #include "api/domains.hpp"
 #include "api/mailboxes.hpp"
+#include "api/placement_tests.hpp"
+#include "api/sim_billing.hpp"
 #include "api/sim_control.hpp"
+#include "api/subscriptions.hpp"
 #include "api/workspaces.hpp"
 
 namespace emsim::http {
@@ -26,6 +30,15 @@ const std::vector<Route>& Routes() {
     {"POST", "/v1/domain/add-dmarc",                 "domains.add_dmarc",      A::kWorkspace, &api::AddDmarc},
     {"POST", "/v1/domain/enable-email-forwarding",   "domains.enable_forwarding", A::kWorkspace, &api::EnableForwarding},
     {"POST", "/v1/domain/enable-catch-all-email",    "domains.enable_catch_all",  A::kWorkspace, &api::EnableCatchAll},
+    // ---- Part 4.6 subscriptions (the account's; workspace headers ignored) ----------------------
+    {"GET",  "/v1/user/subscriptions",               "subscriptions.list",     A::kAccount,   &api::ListSubscriptions},
+    {"POST", "/v1/user/cancel-subscription",         "subscriptions.cancel",   A::kAccount,   &api::CancelSubscription},
+    {"POST", "/v2/subscriptions/upgrade",            "subscriptions.upgrade",  A::kAccount,   &api::UpgradeSubscription},
+    // ---- Part 4.7 placement tests (mailboxes of the selected workspace, the account's wallet) ---
+    {"POST", "/v2/placement-tests/purchase",         "placement_tests.purchase", A::kWorkspace, &api::PurchasePlacementTests},
+    // ---- Part 4.8 DNS shield (the account's lifetime-deal subscriptions) ------------------------
+    {"GET",  "/v2/dns-shield/available-slots",       "dns_shield.available_slots", A::kAccount, &api::DnsShieldAvailableSlots},
+    {"POST", "/v2/dns-shield/upgrade-plan",          "dns_shield.upgrade_plan", A::kAccount,  &api::DnsShieldUpgradePlan},
     // ---- /_sim control plane (DESIGN.md) ------------------------------------------------------
     {"GET",  "/_sim/health",                         "sim.health",             A::kControl,   &api::SimHealth},
     {"POST", "/_sim/reset",                          "sim.reset",              A::kControl,   &api::SimReset},
@@ -38,6 +51,11 @@ const std::vector<Route>& Routes() {
     {"GET",  "/_sim/checkout/:id",                   "sim.checkout.get",       A::kControl,   &api::SimGetCheckout},
     {"POST", "/_sim/checkout/:id/complete",          "sim.checkout.complete",  A::kControl,   &api::SimCompleteCheckout},
     {"POST", "/_sim/domains/:id/transition",         "sim.domains.transition", A::kControl,   &api::SimTransitionDomain},
+    {"GET",  "/_sim/wallet",                         "sim.wallet.get",         A::kControl,   &api::SimGetWallet},
+    {"PUT",  "/_sim/wallet",                         "sim.wallet.put",         A::kControl,   &api::SimPutWallet},
+    {"GET",  "/_sim/invoices/:id",                   "sim.invoices.get",       A::kControl,   &api::SimGetInvoice},
+    {"GET",  "/_sim/placement-checkouts/:id",        "sim.placement_checkouts.get", A::kControl, &api::SimGetPlacementCheckout},
+    {"POST", "/_sim/placement-checkouts/:id/complete", "sim.placement_checkouts.complete", A::kControl, &api::SimCompletePlacementCheckout},
   };
   // clang-format on
   return kRoutes;

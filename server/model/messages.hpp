@@ -23,4 +23,11 @@ inline constexpr const char* kForwardingScheduled = "Email forwarding will be en
 inline constexpr const char* kCatchAllScheduled = "Catch-all forwarding will be enabled shortly";
 inline constexpr const char* kDnsChecked = "DNS records checked";
 
+// ---- subscriptions, placement tests, DNS shield, wallet (Parts 4.6-4.8) ----
+inline constexpr const char* kSubscriptionCancelled = "Subscription cancelled successfully";
+inline constexpr const char* kPlacementPurchased = "Placement tests purchased successfully";
+inline constexpr const char* kPlacementCheckout =
+    "Wallet balance too low for this purchase: nothing was deducted; complete the payment at checkoutUrl";
+inline constexpr const char* kInvoiceNotFound = "Invoice not found";
+
 }  // namespace emsim::model::msg

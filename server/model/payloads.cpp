@@ -52,4 +52,42 @@ json PreviousState(const json& before, const json& after) {
   return changed;
 }
 
+namespace {
+std::string UserIdOf(const State& s, const std::string& account_id) {
+  const auto* a = s.accounts.Find(account_id);
+  return a ? a->user.id : std::string();
+}
+}  // namespace
+
+json SubscriptionDetails(const State& s, const Subscription& sub) {
+  return {{"id", sub.id},
+          {"userId", UserIdOf(s, sub.accountId)},
+          {"subscriptionId", sub.subscriptionId},
+          {"subscriptionStatus", sub.subscriptionStatus},
+          {"plan", sub.plan},
+          {"price", sub.price},
+          {"totalMailboxQuantity", sub.totalMailboxQuantity},
+          {"periodStart", FormatIso(sub.periodStart)},
+          {"periodEnd", FormatIso(sub.periodEnd)},
+          {"subscriptionCreationDate", FormatIso(sub.subscriptionCreationDate)},
+          {"planUpgradeCancelPossible", sub.planUpgradeCancelPossible},
+          {"paymentFailureMessage", sub.paymentFailureMessage},
+          {"invoiceDetails", sub.invoiceDetails}};
+}
+
+json PlacementTestDetails(const State& s, const PlacementTest& t) {
+  const PlacementCart* cart = s.placementCarts.Find(t.cartOrderId);
+  return {{"orderId", t.id},
+          {"mailboxEmail", t.mailboxEmail},
+          {"status", t.status},
+          {"cartOrderId", t.cartOrderId},
+          {"testName", cart ? cart->testName : std::string()},
+          {"placementType", cart ? cart->placementType : std::string()},
+          {"mailboxId", t.mailboxId},
+          {"userId", UserIdOf(s, t.accountId)},
+          {"workspaceId", t.workspaceId},
+          {"createdAt", FormatIso(t.createdAt)},
+          {"updatedAt", FormatIso(t.updatedAt)}};
+}
+
 }  // namespace emsim::model

@@ -18,5 +18,12 @@ json DomainObservable(const Domain& d);
 
 // previousState: the fields of `before` whose value differs in `after`, with the old value.
 json PreviousState(const json& before, const json& after);
+// subscription.status_changed / subscription.billing_changed `subscriptionDetails`: the Part 2
+// Subscription record plus userId; internal fields (planKey, placementCredits) are left out.
+json SubscriptionDetails(const State& s, const Subscription& sub);
+
+// placement_test.status_changed `placementTestDetails`: the Part 2 test order (orderId,
+// mailboxEmail, status) plus what ties it to its purchase and mailbox.
+json PlacementTestDetails(const State& s, const PlacementTest& t);
 
 }  // namespace emsim::model

@@ -27,6 +27,14 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Subscription, id, accountId, sub
                                                 paymentFailureMessage, invoiceDetails, placementCredits)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DnsShieldSubscription, id, accountId, subscriptionId, planType,
                                                 totalSlots, totalUsedSlots, status)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Invoice, id, accountId, description, amountCents, currency, status,
+                                                paidWith, createdAt, paidAt)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CreditUse, subscriptionId, credits)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PlacementCart, id, accountId, workspaceId, testName, placementType,
+                                                totalCostCents, invoiceId, status, walletUsed, checkoutSession,
+                                                creditsUsed, orderIds, createdAt, paidAt)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PlacementTest, id, accountId, workspaceId, cartOrderId, mailboxId,
+                                                mailboxEmail, status, createdAt, updatedAt)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CatalogueEntry, domainName, domainPriceCents, renewPriceCents)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Plan, key, plan, price, totalMailboxQuantity, placementCredits)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Checkout, id, accountId, workspaceId, domainName, years, amountCents,
@@ -103,6 +111,9 @@ json DumpState(const State& s) {
   j["subscriptions"] = TableToJson(s.subscriptions);
   j["dnsShield"] = TableToJson(s.dnsShield);
   j["emails"] = TableToJson(s.emails);
+  j["invoices"] = TableToJson(s.invoices);
+  j["placementCarts"] = TableToJson(s.placementCarts);
+  j["placementTests"] = TableToJson(s.placementTests);
   j["catalogue"] = s.catalogue;
   j["plans"] = s.plans;
   j["checkouts"] = TableToJson(s.checkouts);
@@ -132,6 +143,9 @@ State LoadState(const json& j) {
   TableFromJson(j, "dnsShield", s.dnsShield);
   TableFromJson(j, "emails", s.emails);
   TableFromJson(j, "checkouts", s.checkouts);
+  TableFromJson(j, "invoices", s.invoices);
+  TableFromJson(j, "placementCarts", s.placementCarts);
+  TableFromJson(j, "placementTests", s.placementTests);
   try {
     if (j.contains("catalogue")) s.catalogue = j.at("catalogue").get<std::vector<CatalogueEntry>>();
     if (j.contains("plans")) s.plans = j.at("plans").get<std::vector<Plan>>();
@@ -158,6 +172,12 @@ State LoadState(const json& j) {
   for (const auto& m : s.mailboxes)
     if (!s.domains.Contains(m.domainId))
       throw std::invalid_argument("state.mailboxes: " + m.id + " names unknown domain " + m.domainId);
+  for (const auto& c : s.placementCarts)
+    if (!s.accounts.Contains(c.accountId))
+      throw std::invalid_argument("state.placementCarts: " + c.id + " names unknown account " + c.accountId);
+  for (const auto& t : s.placementTests)
+    if (!s.placementCarts.Contains(t.cartOrderId))
+      throw std::invalid_argument("state.placementTests: " + t.id + " names unknown cart " + t.cartOrderId);
   s.RebuildIndexes();
   return s;
 }

@@ -104,6 +104,48 @@ struct DnsShieldSubscription {
   std::string status = "ACTIVE";
 };
 
+// An invoice emsim issues for a charge: placement tests (Part 4.7 `invoice`) and DNS shield
+// upgrades (Part 4.8 `invoiceUrl`). Readable at GET /_sim/invoices/<id>, the invoiceUrl.
+struct Invoice {
+  std::string id, accountId;
+  std::string description;
+  Cents amountCents = 0;
+  std::string currency = "USD";
+  std::string status = "OPEN";  // OPEN (awaiting payment) | PAID
+  std::string paidWith;         // "" (unpaid) | WALLET | CREDITS | CARD | CHECKOUT
+  Millis createdAt = 0;
+  std::optional<Millis> paidAt;
+};
+
+// MONTHLY placement credits taken from one subscription (by record id) for one purchase.
+struct CreditUse {
+  std::string subscriptionId;
+  std::int64_t credits = 0;
+};
+
+// One placement_tests.purchase call (Part 4.7 `cartOrderId`): what was bought and how it was paid.
+struct PlacementCart {
+  std::string id, accountId, workspaceId;  // id is the cartOrderId
+  std::string testName, placementType;     // MONTHLY | ONE_TIME
+  Cents totalCostCents = 0;
+  std::string invoiceId;
+  std::string status = "PAID";  // PAID | AWAITING_PAYMENT (ONE_TIME with too small a wallet)
+  bool walletUsed = false, checkoutSession = false;
+  std::vector<CreditUse> creditsUsed;  // MONTHLY only
+  std::vector<std::string> orderIds;
+  Millis createdAt = 0;
+  std::optional<Millis> paidAt;
+};
+
+// A placement test order, one per mailbox (Part 2: orderId, mailboxEmail, status). Statuses
+// (gap decision): AWAITING_PAYMENT -> PENDING -> RUNNING -> COMPLETED, moved by the scheduler.
+struct PlacementTest {
+  std::string id, accountId, workspaceId, cartOrderId;  // id is the orderId
+  std::string mailboxId, mailboxEmail;
+  std::string status = "PENDING";
+  Millis createdAt = 0, updatedAt = 0;
+};
+
 struct CatalogueEntry {
   std::string domainName;
   Cents domainPriceCents = 0, renewPriceCents = 0;
@@ -173,6 +215,9 @@ struct State {
   Table<Subscription> subscriptions;
   Table<DnsShieldSubscription> dnsShield;
   Table<Email> emails;
+  Table<Invoice> invoices;
+  Table<PlacementCart> placementCarts;
+  Table<PlacementTest> placementTests;
   std::vector<CatalogueEntry> catalogue;
   std::vector<Plan> plans;
   Table<Checkout> checkouts;
@@ -217,6 +262,10 @@ EMSIM_DECLARE_JSON(Domain)
 EMSIM_DECLARE_JSON(Mailbox)
 EMSIM_DECLARE_JSON(Subscription)
 EMSIM_DECLARE_JSON(DnsShieldSubscription)
+EMSIM_DECLARE_JSON(Invoice)
+EMSIM_DECLARE_JSON(CreditUse)
+EMSIM_DECLARE_JSON(PlacementCart)
+EMSIM_DECLARE_JSON(PlacementTest)
 EMSIM_DECLARE_JSON(CatalogueEntry)
 EMSIM_DECLARE_JSON(Plan)
 EMSIM_DECLARE_JSON(Checkout)

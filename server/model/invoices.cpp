@@ -1,0 +1,30 @@
+#include "model/invoices.hpp"
+
+#include "model/messages.hpp"
+
+namespace emsim::model {
+
+Invoice& IssueInvoice(State& s, const InvoiceInput& in, Millis now) {
+  Invoice inv;
+  inv.id = s.ids.Uuid4();
+  inv.accountId = in.accountId;
+  inv.description = in.description;
+  inv.amountCents = in.amountCents;
+  inv.createdAt = now;
+  if (!in.paidWith.empty()) PayInvoice(inv, in.paidWith, now);
+  return s.invoices.Insert(std::move(inv));
+}
+
+void PayInvoice(Invoice& invoice, const std::string& paid_with, Millis now) {
+  invoice.status = "PAID";
+  invoice.paidWith = paid_with;
+  invoice.paidAt = now;
+}
+
+Result<const Invoice*> FindInvoice(const State& s, const std::string& id) {
+  const Invoice* inv = s.invoices.Find(id);
+  if (!inv) return Error::NotFound(std::string(msg::kInvoiceNotFound) + ": " + id);
+  return inv;
+}
+
+}  // namespace emsim::model

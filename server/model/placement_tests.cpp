@@ -1,0 +1,171 @@
+#include "model/placement_tests.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "model/invoices.hpp"
+#include "model/mailboxes.hpp"
+#include "model/payloads.hpp"
+#include "model/wallet.hpp"
+
+namespace emsim::model {
+
+namespace {
+
+Millis RunningDelay(const State& s) { return s.TimingMs("placementTestRunningSeconds", 60 * kSecond); }
+Millis CompletedDelay(const State& s) { return s.TimingMs("placementTestCompletedSeconds", 900 * kSecond); }
+
+void SetStatus(State& s, PlacementTest& t, const std::string& status, Millis now) {
+  json previous = {{"status", t.status}};
+  t.status = status;
+  t.updatedAt = now;
+  s.Emit("placement_test.status_changed", t.accountId,
+         {{"placementTestDetails", PlacementTestDetails(s, t)}, {"previousState", std::move(previous)}}, now);
+}
+
+// Moves every order of the cart that is in `from` to `to`.
+void MoveOrders(State& s, const PlacementCart& cart, const std::string& from, const std::string& to, Millis now) {
+  for (const auto& id : cart.orderIds) {
+    PlacementTest* t = s.placementTests.Find(id);
+    if (t && t->status == from) SetStatus(s, *t, to, now);
+  }
+}
+
+void ScheduleStep(State& s, const std::string& cart_id, const std::string& status, Millis due) {
+  s.Schedule(due, kPlacementAdvanceJob, {{"cartOrderId", cart_id}, {"status", status}});
+}
+
+// Credits usable now: ACTIVE subscriptions of the account, the period ending first used first.
+std::vector<Subscription*> CreditSources(State& s, const std::string& account_id) {
+  std::vector<Subscription*> subs;
+  for (auto& sub : s.subscriptions)
+    if (sub.accountId == account_id && sub.subscriptionStatus == "ACTIVE" && sub.placementCredits > 0)
+      subs.push_back(&sub);
+  std::stable_sort(subs.begin(), subs.end(),
+                   [](const Subscription* a, const Subscription* b) { return a->periodEnd < b->periodEnd; });
+  return subs;
+}
+
+}  // namespace
+
+Result<PlacementReceipt> PurchasePlacementTests(State& s, const Caller& caller, const PlacementRequest& request,
+                                                Millis now) {
+  // ---- validate everything first (nothing changes on a 400) ----
+  const bool monthly = request.placementType == "MONTHLY";
+  if (!monthly && request.placementType != "ONE_TIME")  // Part 7: param placementType
+    return Error::Validation("placementType", "placementType must be MONTHLY or ONE_TIME");
+  if (request.mailboxIds.empty()) return Error::Validation("mailboxIds", "mailboxIds must name at least one mailbox");
+  std::set<std::string> seen;
+  std::vector<std::string> unknown, repeated;
+  std::vector<const Mailbox*> mailboxes;
+  for (const auto& id : request.mailboxIds) {
+    if (!seen.insert(id).second) {
+      repeated.push_back(id);
+      continue;
+    }
+    const Mailbox* m = s.mailboxes.Find(id);
+    if (!m || m->workspaceId != caller.workspaceId) unknown.push_back(id);
+    else mailboxes.push_back(m);
+  }
+  auto join = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
+    return out;
+  };
+  if (!unknown.empty())
+    return Error::Validation("mailboxIds", "mailboxIds names no mailbox of this workspace: " + join(unknown));
+  if (!repeated.empty()) return Error::Validation("mailboxIds", "mailboxIds names a mailbox twice: " + join(repeated));
+  Account* account = s.accounts.Find(caller.accountId);
+  if (!account) return Error::NotFound("Account " + caller.accountId + " not found");
+  const auto count = static_cast<std::int64_t>(mailboxes.size());
+
+  PlacementReceipt r;
+  PlacementCart& cart = r.cart;
+  cart.accountId = caller.accountId;
+  cart.workspaceId = caller.workspaceId;
+  cart.testName = request.testName;
+  cart.placementType = request.placementType;
+  cart.createdAt = now;
+  r.walletBefore = r.walletAfter = account->walletCents;
+  const std::string what = std::to_string(count) + " placement test(s) \"" + request.testName + "\"";
+
+  // ---- pay ----
+  if (monthly) {
+    auto sources = CreditSources(s, caller.accountId);
+    std::int64_t available = 0;
+    for (const auto* sub : sources) available += sub->placementCredits;
+    if (available < count)
+      return Error::Validation("placementType", "Not enough MONTHLY placement credits: " + std::to_string(count) +
+                                                    " needed, " + std::to_string(available) +
+                                                    " left on active subscriptions (ONE_TIME pays from the wallet)");
+    std::int64_t needed = count;
+    for (auto* sub : sources) {
+      const std::int64_t take = std::min(needed, sub->placementCredits);
+      if (take == 0) break;
+      sub->placementCredits -= take;
+      cart.creditsUsed.push_back({sub->id, take});
+      needed -= take;
+    }
+    r.invoice = IssueInvoice(s, {caller.accountId, what + ", paid with MONTHLY credits", 0, "CREDITS"}, now);
+  } else {
+    cart.totalCostCents = kOneTimePlacementCentsPerMailbox * count;
+    cart.walletUsed = TryDebitWallet(*account, cart.totalCostCents);  // check + debit in one step
+    cart.checkoutSession = !cart.walletUsed;
+    if (!cart.walletUsed) cart.status = "AWAITING_PAYMENT";
+    r.walletAfter = account->walletCents;
+    r.invoice = IssueInvoice(s, {caller.accountId, what + ", ONE_TIME", cart.totalCostCents,
+                                 cart.walletUsed ? "WALLET" : ""}, now);
+  }
+  // Ids are drawn only now: a refused purchase leaves even the id sequence as it was.
+  cart.id = s.ids.Uuid4();
+  cart.invoiceId = r.invoice.id;
+  if (cart.status == "PAID") cart.paidAt = now;
+
+  // ---- orders ----
+  const std::string first_status = cart.status == "PAID" ? "PENDING" : "AWAITING_PAYMENT";
+  for (const Mailbox* m : mailboxes) {
+    PlacementTest t;
+    t.id = s.ids.Uuid4();
+    t.accountId = caller.accountId;
+    t.workspaceId = caller.workspaceId;
+    t.cartOrderId = cart.id;
+    t.mailboxId = m->id;
+    t.mailboxEmail = MailboxAddress(s, *m);
+    t.status = first_status;
+    t.createdAt = t.updatedAt = now;
+    cart.orderIds.push_back(t.id);
+    r.orders.push_back(s.placementTests.Insert(std::move(t)));
+  }
+  s.placementCarts.Insert(cart);
+  if (cart.status == "PAID") ScheduleStep(s, cart.id, "RUNNING", now + RunningDelay(s));
+  // Unpaid carts estimate as if paid now.
+  r.estimatedCompletion = now + RunningDelay(s) + CompletedDelay(s);
+  return r;
+}
+
+Result<PlacementCart> CompletePlacementCheckout(State& s, const std::string& cart_order_id, Millis now) {
+  PlacementCart* cart = s.placementCarts.Find(cart_order_id);
+  if (!cart || !cart->checkoutSession) return Error::NotFound("Placement checkout " + cart_order_id + " not found");
+  if (cart->status != "AWAITING_PAYMENT")
+    return Error::Validation("id", "Placement checkout " + cart_order_id + " is already paid");
+  cart->status = "PAID";
+  cart->paidAt = now;
+  if (Invoice* inv = s.invoices.Find(cart->invoiceId)) PayInvoice(*inv, "CHECKOUT", now);
+  MoveOrders(s, *cart, "AWAITING_PAYMENT", "PENDING", now);
+  ScheduleStep(s, cart->id, "RUNNING", now + RunningDelay(s));
+  return *cart;
+}
+
+void AdvancePlacementTests(State& s, const json& args, Millis now) {
+  const PlacementCart* cart = s.placementCarts.Find(args.value("cartOrderId", ""));
+  if (!cart) return;  // the state was reset or replaced since the job was scheduled
+  const std::string to = args.value("status", "");
+  if (to == "RUNNING") {
+    MoveOrders(s, *cart, "PENDING", "RUNNING", now);
+    ScheduleStep(s, cart->id, "COMPLETED", now + CompletedDelay(s));
+  } else if (to == "COMPLETED") {
+    MoveOrders(s, *cart, "RUNNING", "COMPLETED", now);
+  }
+}
+
+}  // namespace emsim::model

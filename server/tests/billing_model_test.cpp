@@ -1,0 +1,112 @@
+// Model-level tests of the money rules (no sockets): wallet arithmetic, placement purchase and
+// its scheduled steps, DNS shield plan lookup.
+#include <gtest/gtest.h>
+
+#include "model/dns_shield.hpp"
+#include "model/placement_tests.hpp"
+#include "model/wallet.hpp"
+
+namespace emsim::model {
+namespace {
+
+State SmallWorld() {
+  State s;
+  s.ids = IdGenerator(7);
+  Account a;
+  a.id = "acc";
+  a.apiKey = "key";
+  a.user.id = "usr";
+  a.walletCents = 500;
+  s.accounts.Insert(a);
+  Workspace w;
+  w.id = "ws";
+  w.accountId = "acc";
+  s.workspaces.Insert(w);
+  Domain d;
+  d.id = "dom";
+  d.accountId = "acc";
+  d.workspaceId = "ws";
+  d.domain = "example.com";
+  s.AddDomain(d);
+  for (const char* name : {"a", "b", "c"}) {
+    Mailbox m;
+    m.id = std::string("mbx_") + name;
+    m.accountId = "acc";
+    m.workspaceId = "ws";
+    m.domainId = "dom";
+    m.username = name;
+    s.AddMailbox(m);
+  }
+  s.RebuildIndexes();
+  return s;
+}
+
+TEST(WalletModel, WholeDollarsRoundDown) {
+  EXPECT_EQ(WholeDollars(0), 0);
+  EXPECT_EQ(WholeDollars(99), 0);
+  EXPECT_EQ(WholeDollars(100), 1);
+  EXPECT_EQ(WholeDollars(25099), 250);
+  // previous - whole-dollar charge == current, after rounding, for any cents.
+  for (Cents c = 200; c < 1000; ++c) EXPECT_EQ(WholeDollars(c) - 2, WholeDollars(c - 200)) << c;
+}
+
+TEST(WalletModel, DebitNeverGoesNegative) {
+  Account a;
+  a.walletCents = 300;
+  EXPECT_TRUE(TryDebitWallet(a, 200));
+  EXPECT_EQ(a.walletCents, 100);
+  EXPECT_FALSE(TryDebitWallet(a, 101));
+  EXPECT_EQ(a.walletCents, 100);
+  EXPECT_FALSE(TryDebitWallet(a, -5));
+  EXPECT_TRUE(TryDebitWallet(a, 100));
+  EXPECT_EQ(a.walletCents, 0);
+}
+
+TEST(PlacementModel, OneTimePurchaseDebitsAndSchedulesTheFirstStep) {
+  State s = SmallWorld();
+  auto r = PurchasePlacementTests(s, {"acc", "ws"}, {"ONE_TIME", "t", {"mbx_a", "mbx_b"}}, 1000);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->walletBefore, 500);
+  EXPECT_EQ(r->walletAfter, 100);
+  EXPECT_EQ(s.accounts.Find("acc")->walletCents, 100);
+  ASSERT_EQ(r->orders.size(), 2u);
+  EXPECT_EQ(r->orders[0].mailboxEmail, "a@example.com");
+  ASSERT_EQ(s.jobs.size(), 1u);
+  const Job& job = s.jobs.begin()->second;
+  EXPECT_EQ(job.kind, kPlacementAdvanceJob);
+  EXPECT_EQ(job.dueMs, 1000 + 60 * kSecond);
+
+  AdvancePlacementTests(s, job.args, job.dueMs);
+  EXPECT_EQ(s.placementTests.Find(r->orders[0].id)->status, "RUNNING");
+  EXPECT_EQ(s.events.size(), 2u);
+}
+
+TEST(PlacementModel, ValidationFailuresChangeNothing) {
+  State s = SmallWorld();
+  const json before = DumpState(s);
+  EXPECT_FALSE(PurchasePlacementTests(s, {"acc", "ws"}, {"WEEKLY", "t", {"mbx_a"}}, 0).ok());
+  EXPECT_FALSE(PurchasePlacementTests(s, {"acc", "ws"}, {"ONE_TIME", "t", {}}, 0).ok());
+  EXPECT_FALSE(PurchasePlacementTests(s, {"acc", "ws"}, {"ONE_TIME", "t", {"mbx_a", "nope"}}, 0).ok());
+  EXPECT_FALSE(PurchasePlacementTests(s, {"acc", "other_ws"}, {"ONE_TIME", "t", {"mbx_a"}}, 0).ok());
+  EXPECT_FALSE(PurchasePlacementTests(s, {"acc", "ws"}, {"MONTHLY", "t", {"mbx_a"}}, 0).ok());  // no credits
+  EXPECT_EQ(DumpState(s), before);
+}
+
+TEST(PlacementModel, AJobForAVanishedCartDoesNothing) {
+  State s = SmallWorld();
+  AdvancePlacementTests(s, {{"cartOrderId", "gone"}, {"status", "RUNNING"}}, 0);
+  EXPECT_TRUE(s.events.empty());
+  EXPECT_TRUE(s.jobs.empty());
+}
+
+TEST(DnsShieldModel, PlansFollowPart8AndMatchCaseInsensitively) {
+  ASSERT_EQ(ShieldPlans().size(), 3u);
+  EXPECT_EQ(FindShieldPlan("starter")->priceDollars, 299);
+  EXPECT_EQ(FindShieldPlan("GROWTH")->maxDomains, 100);
+  EXPECT_EQ(FindShieldPlan("Pro")->priceDollars, 2999);
+  EXPECT_EQ(FindShieldPlan("Pro")->maxDomains, 500);
+  EXPECT_EQ(FindShieldPlan("enterprise"), nullptr);
+}
+
+}  // namespace
+}  // namespace emsim::model
