@@ -1,6 +1,7 @@
 #include "http/router.hpp"
 
 #include <atomic>
+#include <charconv>
 #include <cstdio>
 #include <stdexcept>
 
@@ -60,6 +61,17 @@ namespace {
 
 std::atomic<std::uint64_t> g_request_counter{0};  // request ids only; not simulator state
 
+// "req_00000042": at least 8 digits (the old snprintf "%08llu"), without printf's cost.
+std::string RequestId(std::uint64_t n) {
+  char digits[24];
+  auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
+  const size_t len = static_cast<size_t>(end - digits);
+  std::string id = "req_";
+  if (len < 8) id.append(8 - len, '0');
+  id.append(digits, len);
+  return id;
+}
+
 bool IsJsonContentType(const std::string& ct) {
   // "application/json", "application/json; charset=utf-8", "application/vnd.x+json"
   const auto semi = ct.find(';');
@@ -89,16 +101,14 @@ std::string WhereItBroke(const std::string& body, const json::parse_error& e) {
 
 }  // namespace
 
-Response Router::Handle(const RawRequest& raw) {
+Response Router::Handle(RawRequest raw) {
   // ---- request id ------------------------------------------------------------------------------
   Request req;
-  char id[32];
-  std::snprintf(id, sizeof id, "req_%08llu", static_cast<unsigned long long>(++g_request_counter));
-  req.requestId = id;
-  req.method = raw.method;
-  req.path = raw.path;
-  req.headers = raw.headers;
-  req.rawBody = raw.body;
+  req.requestId = RequestId(++g_request_counter);
+  req.method = std::move(raw.method);
+  req.path = std::move(raw.path);
+  req.headers = std::move(raw.headers);
+  req.rawBody = std::move(raw.body);
   const model::Millis started = svc_.clock.Now();
   for (const auto& [k, v] : raw.params) {
     if (!req.query.contains(k)) req.query[k] = v;
@@ -123,7 +133,7 @@ Response Router::Handle(const RawRequest& raw) {
   req.params = std::move(match.params);
 
   // ---- size limit ---------------------------------------------------------------------------------
-  if (route.access != Access::kControl && raw.body.size() > svc_.options.maxBodyBytes) {
+  if (route.access != Access::kControl && req.rawBody.size() > svc_.options.maxBodyBytes) {
     return fail({model::ErrorCode::kPayloadTooLarge,
                  std::string(model::msg::kPayloadTooLarge) + " (limit " + std::to_string(svc_.options.maxBodyBytes) +
                      " bytes)", {}});
@@ -147,17 +157,17 @@ Response Router::Handle(const RawRequest& raw) {
   }
 
   // ---- body: content type, JSON -----------------------------------------------------------------
-  if (!IsBlank(raw.body)) {
+  if (!IsBlank(req.rawBody)) {
     if (!IsJsonContentType(req.Header("content-type"))) {
       return fail({model::ErrorCode::kUnsupportedMediaType,
                    std::string(model::msg::kUnsupportedMediaType) + " (got '" + req.Header("content-type") + "')", {}});
     }
     try {
-      req.body = json::parse(raw.body);
+      req.body = json::parse(req.rawBody);
       req.hasBody = true;
     } catch (const json::parse_error& e) {
-      model::Error err = model::Error::Validation("body", std::string(model::msg::kMalformedJson) + " at " + WhereItBroke(raw.body, e));
-      err.message = std::string(model::msg::kMalformedJson) + " at " + WhereItBroke(raw.body, e);
+      model::Error err = model::Error::Validation("body", std::string(model::msg::kMalformedJson) + " at " + WhereItBroke(req.rawBody, e));
+      err.message = std::string(model::msg::kMalformedJson) + " at " + WhereItBroke(req.rawBody, e);
       return fail(err);
     }
   }
@@ -195,19 +205,22 @@ Response Router::Handle(const RawRequest& raw) {
 
 Response Router::Finish(Request& req, Response res, const model::Millis started, const json* validation_errors) {
   res.headers.emplace_back("x-request-id", req.requestId);
-  // The journal (GET /_sim/requests) skips its own reads, so polling it does not fill it.
+  // The journal (GET /_sim/requests) skips its own reads, so polling it does not fill it. The
+  // request is finished with, so its parts move into the entry.
   if (req.operationId != "sim.requests.list") {
-    json entry = {{"id", req.requestId},
-                  {"time", model::FormatIso(started)},
-                  {"method", req.method},
-                  {"path", req.path},
-                  {"query", req.query},
-                  {"operationId", req.operationId.empty() ? json(nullptr) : json(req.operationId)},
-                  {"status", res.status}};
-    if (req.hasBody) entry["body"] = sim::Redact(req.body);
-    else if (!req.rawBody.empty()) entry["rawBody"] = req.rawBody.substr(0, 4096);
-    if (validation_errors) entry["validationErrors"] = *validation_errors;
-    if (res.status >= 400 && res.body.is_object()) entry["response"] = res.body;
+    sim::JournalEntry entry;
+    entry.id = req.requestId;
+    entry.time = started;
+    entry.method = std::move(req.method);
+    entry.path = std::move(req.path);
+    entry.query = std::move(req.query);
+    entry.operationId = std::move(req.operationId);
+    entry.status = res.status;
+    entry.hasBody = req.hasBody;
+    if (req.hasBody) entry.body = std::move(req.body);
+    else if (!req.rawBody.empty()) entry.rawBody = req.rawBody.substr(0, 4096);
+    if (validation_errors) entry.validationErrors = *validation_errors;
+    if (res.status >= 400 && res.body.is_object()) entry.response = res.body;
     svc_.journal.Add(std::move(entry));
   }
   return res;

@@ -23,7 +23,8 @@ class Router {
   explicit Router(app::Services& svc) : Router(svc, Routes()) {}
   // Tests inject their own routes (e.g. one that throws, for the 500 path).
   Router(app::Services& svc, const std::vector<Route>& routes);
-  Response Handle(const RawRequest& raw);
+  // Takes the request by value: its headers and body move into the pipeline instead of being copied.
+  Response Handle(RawRequest raw);
 
   // A route matched by method and path, with its path parameters.
   struct Match {

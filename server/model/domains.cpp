@@ -10,11 +10,23 @@ namespace emsim::model {
 
 DomainListView ListDomains(const State& s, const Caller& caller, const std::string& contains, std::int64_t page) {
   const std::string needle = ToLower(contains);
-  std::vector<const Domain*> matching;
-  for (const auto& d : s.domains) {
-    if (d.workspaceId == caller.workspaceId && ContainsFolded(d.domain, needle)) matching.push_back(&d);
-  }
   DomainListView view;
+  auto it = s.domainsByWorkspace.find(caller.workspaceId);
+  if (it == s.domainsByWorkspace.end()) {
+    view.page = Paginate(0, page);
+    return view;
+  }
+  const auto& ids = it->second;  // the workspace's domains in creation order (State index)
+  if (needle.empty()) {
+    view.page = Paginate(static_cast<std::int64_t>(ids.size()), page);
+    for (auto i = view.page.begin; i < view.page.end; ++i) view.domains.push_back(s.domains.Find(ids[static_cast<size_t>(i)]));
+    return view;
+  }
+  std::vector<const Domain*> matching;
+  for (const auto& id : ids) {
+    const Domain* d = s.domains.Find(id);
+    if (ContainsFolded(d->domain, needle)) matching.push_back(d);
+  }
   view.page = Paginate(static_cast<std::int64_t>(matching.size()), page);
   view.domains.assign(matching.begin() + view.page.begin, matching.begin() + view.page.end);
   return view;

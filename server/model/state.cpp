@@ -49,15 +49,76 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Job, seq, dueMs, kind, args)
 void State::RebuildIndexes() {
   accountByApiKey.clear();
   for (const auto& a : accounts) accountByApiKey[a.apiKey] = a.id;
+  domainsByWorkspace.clear();
+  for (const auto& d : domains) domainsByWorkspace[d.workspaceId].push_back(d.id);
   mailboxesByDomain.clear();
-  for (const auto& m : mailboxes) mailboxesByDomain[m.domainId].push_back(m.id);
+  mailboxesByWorkspace.clear();
+  activeMailboxesByWorkspace.clear();
+  for (const auto& m : mailboxes) {
+    mailboxesByDomain[m.domainId].push_back(m.id);
+    mailboxesByWorkspace[m.workspaceId].push_back(m.id);
+    if (m.status == "ACTIVE") ++activeMailboxesByWorkspace[m.workspaceId];
+  }
 }
 
-Domain& State::AddDomain(Domain d) { return domains.Insert(std::move(d)); }
+Account& State::AddAccount(Account a) {
+  Account& added = accounts.Insert(std::move(a));
+  accountByApiKey[added.apiKey] = added.id;
+  return added;
+}
+
+Domain& State::AddDomain(Domain d) {
+  Domain& added = domains.Insert(std::move(d));
+  domainsByWorkspace[added.workspaceId].push_back(added.id);
+  return added;
+}
 
 Mailbox& State::AddMailbox(Mailbox m) {
-  mailboxesByDomain[m.domainId].push_back(m.id);
-  return mailboxes.Insert(std::move(m));
+  Mailbox& added = mailboxes.Insert(std::move(m));
+  mailboxesByDomain[added.domainId].push_back(added.id);
+  mailboxesByWorkspace[added.workspaceId].push_back(added.id);
+  if (added.status == "ACTIVE") ++activeMailboxesByWorkspace[added.workspaceId];
+  return added;
+}
+
+void State::SetMailboxStatus(Mailbox& m, std::string status) {
+  if (m.status == "ACTIVE") --activeMailboxesByWorkspace[m.workspaceId];
+  m.status = std::move(status);
+  if (m.status == "ACTIVE") ++activeMailboxesByWorkspace[m.workspaceId];
+}
+
+std::string IndexProblems(const State& s) {
+  State fresh;
+  fresh.accounts = s.accounts;
+  fresh.domains = s.domains;
+  fresh.mailboxes = s.mailboxes;
+  fresh.RebuildIndexes();
+  std::string out;
+  // Zero counters and empty lists are the same as no entry.
+  auto same_lists = [](const auto& a, const auto& b) {
+    for (const auto& [k, v] : a) {
+      auto it = b.find(k);
+      if (v.empty() ? (it != b.end() && !it->second.empty()) : (it == b.end() || it->second != v)) return false;
+    }
+    for (const auto& [k, v] : b)
+      if (!v.empty() && !a.count(k)) return false;
+    return true;
+  };
+  auto same_counts = [](const auto& a, const auto& b) {
+    for (const auto& [k, v] : a) {
+      auto it = b.find(k);
+      if (v != (it == b.end() ? 0 : it->second)) return false;
+    }
+    for (const auto& [k, v] : b)
+      if (v != 0 && !a.count(k)) return false;
+    return true;
+  };
+  if (s.accountByApiKey != fresh.accountByApiKey) out += "accountByApiKey; ";
+  if (!same_lists(s.mailboxesByDomain, fresh.mailboxesByDomain)) out += "mailboxesByDomain; ";
+  if (!same_lists(s.domainsByWorkspace, fresh.domainsByWorkspace)) out += "domainsByWorkspace; ";
+  if (!same_lists(s.mailboxesByWorkspace, fresh.mailboxesByWorkspace)) out += "mailboxesByWorkspace; ";
+  if (!same_counts(s.activeMailboxesByWorkspace, fresh.activeMailboxesByWorkspace)) out += "activeMailboxesByWorkspace; ";
+  return out.empty() ? out : "stale indexes: " + out;
 }
 
 Millis State::TimingMs(const std::string& key, Millis default_ms) const {

@@ -226,13 +226,23 @@ struct State {
   std::map<std::pair<Millis, std::uint64_t>, Job> jobs;
   std::uint64_t nextJobSeq = 1;
 
-  // ---- derived indexes (rebuilt by RebuildIndexes; never dumped) ----
-  std::unordered_map<std::string, std::string> accountByApiKey;
-  std::unordered_map<std::string, std::vector<std::string>> mailboxesByDomain;
+  // ---- derived indexes (never dumped) ----------------------------------------------------------
+  // Rebuilt by RebuildIndexes (fixture load, state load) and kept current by the mutators below,
+  // so a list answers in time proportional to its page, not to the whole state (issue 7: list
+  // latency at 100k mailboxes within 2x of 1k). Change these records ONLY through AddAccount,
+  // AddDomain, AddMailbox and SetMailboxStatus; IndexProblems() (checked by every HTTP test when
+  // its TestServer ends) catches a change that bypassed them. Id vectors are in creation order.
+  std::unordered_map<std::string, std::string> accountByApiKey;                         // key -> account id
+  std::unordered_map<std::string, std::vector<std::string>> mailboxesByDomain;          // domain id -> mailbox ids
+  std::unordered_map<std::string, std::vector<std::string>> domainsByWorkspace;         // workspace id -> domain ids
+  std::unordered_map<std::string, std::vector<std::string>> mailboxesByWorkspace;       // workspace id -> mailbox ids
+  std::unordered_map<std::string, std::int64_t> activeMailboxesByWorkspace;             // status ACTIVE
 
   void RebuildIndexes();
+  Account& AddAccount(Account a);
   Domain& AddDomain(Domain d);
   Mailbox& AddMailbox(Mailbox m);
+  void SetMailboxStatus(Mailbox& m, std::string status);
 
   // A delay from the fixture's `timings` (seconds), or the default.
   Millis TimingMs(const std::string& key, Millis default_ms) const;
@@ -243,6 +253,9 @@ struct State {
   // Records an event in the outbox (Part 6 envelope). Delivery is the events layer's business.
   Event& Emit(std::string type, std::string account_id, json data, Millis now);
 };
+
+// "" when every derived index matches a fresh rebuild; else what differs (tests call this).
+std::string IndexProblems(const State& s);
 
 // Whole-state dump/load (GET|PUT /_sim/state). Load throws std::exception with a message that
 // names the part that is wrong; callers keep the old state when it does.

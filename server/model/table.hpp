@@ -39,6 +39,10 @@ class Table {
   }
 
   void Clear() { rows_.clear(); index_.clear(); }
+  void Reserve(size_t n) {
+    rows_.reserve(n);
+    index_.reserve(n);
+  }
   size_t size() const { return rows_.size(); }
   bool empty() const { return rows_.empty(); }
   auto begin() { return rows_.begin(); }

@@ -5,15 +5,15 @@
 namespace emsim::model {
 
 std::vector<WorkspaceView> ListWorkspaces(const State& s, const Caller& caller) {
-  std::unordered_map<std::string, std::int64_t> domains, mailboxes;
-  for (const auto& d : s.domains)
-    if (d.accountId == caller.accountId) ++domains[d.workspaceId];
-  for (const auto& m : s.mailboxes)
-    if (m.accountId == caller.accountId) ++mailboxes[m.workspaceId];
+  // Counts from the State indexes: no scan of every domain and mailbox per request.
+  auto count = [](const std::unordered_map<std::string, std::vector<std::string>>& index, const std::string& ws) {
+    auto it = index.find(ws);
+    return it == index.end() ? std::int64_t{0} : static_cast<std::int64_t>(it->second.size());
+  };
   std::vector<WorkspaceView> out;
   for (const auto& w : s.workspaces) {
     if (w.accountId != caller.accountId) continue;
-    out.push_back({&w, domains[w.id], mailboxes[w.id]});
+    out.push_back({&w, count(s.domainsByWorkspace, w.id), count(s.mailboxesByWorkspace, w.id)});
   }
   return out;
 }

@@ -6,6 +6,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "sim/fixture_gen.hpp"
+
 namespace emsim::sim {
 
 using model::Millis;
@@ -304,7 +306,7 @@ void LoadAccount(const Reader& r, model::State& s, const YAML::Node& n, const st
   a.user = {r.Str(u, "id", p + ".user"), r.Str(u, "email", p + ".user"), r.StrOr(u, "firstName", p + ".user", ""),
             r.StrOr(u, "lastName", p + ".user", "")};
   a.walletCents = n["walletBalance"].IsDefined() ? r.Money(n, "walletBalance", p) : 0;
-  const model::Account& added = s.accounts.Insert(a);
+  const model::Account& added = s.AddAccount(a);
 
   YAML::Node subs = r.Seq(n, "subscriptions", p);
   for (size_t i = 0; subs.IsDefined() && !subs.IsNull() && i < subs.size(); ++i) {
@@ -375,7 +377,7 @@ Fixture LoadFixtureText(const std::string& text, const std::string& name, std::u
   }
   if (!root.IsMap()) throw FixtureError(name + ": the fixture must be a YAML mapping");
   try {
-    r.OnlyKeys(root, "fixture", {"version", "clock", "timings", "catalogue", "plans", "accounts"});
+    r.OnlyKeys(root, "fixture", {"version", "clock", "timings", "catalogue", "plans", "accounts", "generate"});
     Fixture f;
     f.state.ids = model::IdGenerator(seed);
     Millis default_time = 0;
@@ -408,11 +410,37 @@ Fixture LoadFixtureText(const std::string& text, const std::string& name, std::u
       f.state.plans.push_back({r.Str(plans[i], "key", pp), r.Str(plans[i], "plan", pp), r.Int(plans[i], "price", pp),
                                r.Int(plans[i], "totalMailboxQuantity", pp), r.Int(plans[i], "placementCredits", pp, 0)});
     }
-    YAML::Node accounts = r.Need(root, "accounts", "fixture");
-    if (!accounts.IsSequence()) r.Fail(accounts, "accounts", "must be a list");
+    YAML::Node gen = root["generate"];
+    const bool generated = gen.IsDefined() && !gen.IsNull();
+    YAML::Node accounts = generated ? r.Seq(root, "accounts", "fixture") : r.Need(root, "accounts", "fixture");
+    if (accounts.IsDefined() && !accounts.IsNull() && !accounts.IsSequence()) r.Fail(accounts, "accounts", "must be a list");
     std::set<std::string> domain_names;
-    for (size_t i = 0; i < accounts.size(); ++i)
+    for (size_t i = 0; accounts.IsDefined() && !accounts.IsNull() && i < accounts.size(); ++i)
       LoadAccount(r, f.state, accounts[i], "accounts[" + std::to_string(i) + "]", domain_names, default_time);
+    if (generated) {
+      // Synthetic accounts built in memory (sim/fixture_gen.hpp): big fixtures without the YAML
+      // parse, which costs ~0.5 s per 1k mailboxes spelled out.
+      r.OnlyKeys(gen, "generate",
+                 {"mailboxes", "accounts", "mailboxesPerDomain", "emailsPerMailbox", "placementCredits", "walletBalance"});
+      GenerateOptions o;
+      o.mailboxes = r.Int(gen, "mailboxes", "generate", o.mailboxes);
+      o.accounts = r.Int(gen, "accounts", "generate", o.accounts);
+      o.mailboxesPerDomain = r.Int(gen, "mailboxesPerDomain", "generate", o.mailboxesPerDomain);
+      o.emailsPerMailbox = r.Int(gen, "emailsPerMailbox", "generate", o.emailsPerMailbox);
+      o.placementCredits = r.Int(gen, "placementCredits", "generate", o.placementCredits);
+      if (gen["walletBalance"].IsDefined()) o.walletCents = r.Money(gen, "walletBalance", "generate");
+      if (o.mailboxes < 0 || o.mailboxes > 10000000) r.Fail(gen["mailboxes"], "generate.mailboxes", "must be 0..10000000");
+      if (o.accounts < 1 || o.accounts > 100000) r.Fail(gen["accounts"], "generate.accounts", "must be 1..100000");
+      if (o.mailboxesPerDomain < 1) r.Fail(gen["mailboxesPerDomain"], "generate.mailboxesPerDomain", "must be at least 1");
+      if (o.emailsPerMailbox < 0 || o.emailsPerMailbox > 100)
+        r.Fail(gen["emailsPerMailbox"], "generate.emailsPerMailbox", "must be 0..100");
+      if (o.placementCredits < 0) r.Fail(gen["placementCredits"], "generate.placementCredits", "must be >= 0");
+      try {
+        GenerateRecords(f.state, o, default_time);
+      } catch (const std::exception& e) {
+        r.Fail(gen, "generate", e.what());
+      }
+    }
     f.state.RebuildIndexes();
     return f;
   } catch (const YAML::Exception& e) {

@@ -2,22 +2,45 @@
 
 namespace emsim::sim {
 
+void Journal::Add(JournalEntry entry) {
+  std::lock_guard lock(mu_);
+  if (capacity_ == 0) return;
+  if (entries_.size() >= capacity_) entries_.pop_front();
+  entries_.emplace_back(std::move(entry));
+}
+
 void Journal::Add(json entry) {
   std::lock_guard lock(mu_);
   if (capacity_ == 0) return;
   if (entries_.size() >= capacity_) entries_.pop_front();
-  entries_.push_back(std::move(entry));
+  entries_.emplace_back(std::move(entry));
+}
+
+json ToJson(const JournalEntry& e) {
+  json out = {{"id", e.id},
+              {"time", model::FormatIso(e.time)},
+              {"method", e.method},
+              {"path", e.path},
+              {"query", e.query},
+              {"operationId", e.operationId.empty() ? json(nullptr) : json(e.operationId)},
+              {"status", e.status}};
+  if (e.hasBody) out["body"] = Redact(e.body);
+  else if (!e.rawBody.empty()) out["rawBody"] = e.rawBody;
+  if (!e.validationErrors.is_null()) out["validationErrors"] = e.validationErrors;
+  if (!e.response.is_null()) out["response"] = e.response;
+  return out;
 }
 
 json Journal::List(const json& filters, size_t limit) const {
   std::lock_guard lock(mu_);
   json out = json::array();
-  for (const auto& e : entries_) {
+  for (const auto& item : entries_) {
+    json e = std::holds_alternative<json>(item) ? std::get<json>(item) : ToJson(std::get<JournalEntry>(item));
     bool keep = true;
     for (const auto& [key, want] : filters.items()) {
       if (!e.contains(key) || e[key] != want) keep = false;
     }
-    if (keep) out.push_back(e);
+    if (keep) out.push_back(std::move(e));
   }
   if (limit && out.size() > limit) out.erase(out.begin(), out.end() - static_cast<std::ptrdiff_t>(limit));
   return out;

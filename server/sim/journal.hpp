@@ -2,16 +2,37 @@
 // The request journal (GET /_sim/requests): a bounded, thread-safe ring of the latest requests.
 #include <deque>
 #include <mutex>
+#include <string>
+#include <variant>
 
 #include "model/json.hpp"
+#include "model/time.hpp"
 
 namespace emsim::sim {
+
+// What the request pipeline records of one request. Kept as plain fields and turned into the
+// journal's JSON record only when someone lists the journal: building a JSON object (and
+// formatting the time) on every request cost more than some handlers (issue 7).
+struct JournalEntry {
+  std::string id;
+  model::Millis time = 0;
+  std::string method, path;
+  json query = json::object();
+  std::string operationId;     // "" = no route matched (listed as null)
+  int status = 0;
+  bool hasBody = false;
+  json body;                   // the parsed body (hasBody); listed with passwords redacted
+  std::string rawBody;         // first 4 KiB of a body that is not JSON
+  json validationErrors;       // null = none
+  json response;               // error answers (status >= 400); null = none
+};
 
 class Journal {
  public:
   explicit Journal(size_t capacity) : capacity_(capacity) {}
 
-  void Add(json entry);
+  void Add(JournalEntry entry);
+  void Add(json entry);  // a ready-made record (errors raised by the transport before the pipeline)
   // Newest last. Filters: method, path (exact), operationId, status; limit keeps the newest N.
   json List(const json& filters, size_t limit) const;
   void Clear();
@@ -20,8 +41,12 @@ class Journal {
  private:
   mutable std::mutex mu_;
   size_t capacity_;
-  std::deque<json> entries_;
+  std::deque<std::variant<JournalEntry, json>> entries_;
 };
+
+// The journal record of an entry: {id, time, method, path, query, operationId, status, body |
+// rawBody, validationErrors?, response?}.
+json ToJson(const JournalEntry& e);
 
 // Replaces the value of every "password" key, at any depth, so secrets never reach the journal,
 // the logs or a dump (Part 4.5 third-party credentials).

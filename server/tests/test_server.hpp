@@ -39,7 +39,12 @@ class TestServer {
     client_ = std::make_unique<httplib::Client>("127.0.0.1", port_);
     client_->set_read_timeout(30, 0);
   }
-  ~TestServer() { app_->Stop(); }
+  ~TestServer() {
+    // Every HTTP test also checks that the State's derived indexes survived what it did: a change
+    // that bypassed State's mutators would make lists answer stale counts (model/state.hpp).
+    EXPECT_EQ(svc().store.Read([](const model::State& s) { return model::IndexProblems(s); }), "");
+    app_->Stop();
+  }
 
   app::App& app() { return *app_; }
   app::Services& svc() { return app_->services(); }

@@ -1,0 +1,271 @@
+#!/usr/bin/env bash
+# emsim's benchmark (bench/README.md). One run measures start-up, throughput against a bare
+# cpp-httplib server, latency and memory at 1k/10k/100k mailboxes and the webhook retry schedule,
+# prints one table and writes it to bench/results/latest.md.
+#
+#   bash bench/run.sh                 full run: Release build in build-release/, ~2 minutes
+#   bash bench/run.sh --smoke [DIR]   a few seconds, tiny durations, no 100k fixture; reuses the
+#                                     binaries of build dir DIR (default $EMSIM_BUILD_DIR or build/)
+# Environment: BENCH_DURATION (wrk duration of the full run, default 10s), BENCH_CONNECTIONS (32),
+# BENCH_THREADS (wrk threads, 2), BENCH_OUT (where the table goes).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+smoke=0
+build_arg=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --smoke) smoke=1 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    *) build_arg=$1 ;;
+  esac
+  shift
+done
+
+if [ "$smoke" = 1 ]; then
+  build=${build_arg:-${EMSIM_BUILD_DIR:-$root/build}}
+  duration=1s; sizes="1000 5000"; webhook_endpoints=20; latency_n=100; startup_runs=1
+  out=${BENCH_OUT:-$build/bench-smoke.md}
+else
+  build=${build_arg:-$root/build-release}
+  duration=${BENCH_DURATION:-10s}; sizes="1000 10000 100000"; webhook_endpoints=1000; latency_n=2000; startup_runs=5
+  out=${BENCH_OUT:-$root/bench/results/latest.md}
+  echo "== building emsim (Release) in $build" >&2
+  "$root/scripts/install-deps.sh"
+  EMSIM_BUILD_DIR=$build EMSIM_BUILD_TYPE=Release bash "$root/scripts/build.sh" >&2
+fi
+connections=${BENCH_CONNECTIONS:-32}
+wrk_threads=${BENCH_THREADS:-2}
+
+emsim=$build/emsim
+tool=$build/emsim-bench
+bare=$build/emsim-bench-bare
+for b in "$emsim" "$tool" "$bare"; do
+  [ -x "$b" ] || { echo "bench: $b is missing; build first (bash scripts/build.sh)" >&2; exit 2; }
+done
+
+if ! command -v wrk >/dev/null 2>&1; then
+  echo "== installing wrk (Debian package)" >&2
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq wrk >/dev/null 2>&1 ||
+    { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq wrk >/dev/null; }
+fi
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+alice=emsim_test_alice_3f9c2a7b
+gen_key=emsim_gen_00001
+rows=()
+row() { rows+=("| $1 | $2 | $3 | $4 |"); }
+log() { echo "-- $*" >&2; }
+
+# ---- helpers ---------------------------------------------------------------------------------
+PORT=""; PID=""
+# start NAME CMD...: starts a server that prints "... ready on http://127.0.0.1:PORT", sets PORT/PID.
+start() {
+  local name=$1; shift
+  "$@" >"$work/$name.out" 2>"$work/$name.err" &
+  PID=$!; pids+=("$PID")
+  for _ in $(seq 1 12000); do
+    if grep -q "ready on" "$work/$name.out" 2>/dev/null; then
+      PORT=$(sed -n 's/.*ready on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/$name.out" | head -1)
+      return 0
+    fi
+    kill -0 "$PID" 2>/dev/null || { cat "$work/$name.err" >&2; echo "bench: $name did not start" >&2; exit 1; }
+    sleep 0.01
+  done
+  echo "bench: $name did not get ready in 120 s" >&2; exit 1
+}
+stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+rss_mib() { awk '/VmRSS/ {printf "%.1f", $2 / 1024}' "/proc/$1/status"; }
+# kv LINE KEY: the value of KEY=... in a key=value line
+kv() { sed -n "s/.*\\b$2=\\([^ ]*\\).*/\\1/p" <<<"$1"; }
+ms() { awk -v us="$1" 'BEGIN {printf "%.2f", us / 1000}'; }
+yes_no() { awk "BEGIN {print ($1) ? \"yes\" : \"no\"}"; }
+
+# wrk_run PORT KEY METHOD PATH BODY: prints the WRK result line
+wrk_run() {
+  local header=()
+  [ -n "$2" ] && header=(-H "x-auth-service: $2")
+  BENCH_METHOD=$3 BENCH_BODY=$5 wrk -t"$wrk_threads" -c"$connections" -d"$duration" --timeout 5s \
+    -s "$root/bench/wrk/report.lua" "${header[@]}" "http://127.0.0.1:$1$4" | grep '^WRK'
+}
+
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# ---- 1. start-up -----------------------------------------------------------------------------
+log "start-up, default fixtures"
+r=$("$tool" startup --runs "$startup_runs" -- "$emsim" serve --clock manual)
+v=$(kv "$r" startup_ms)
+row "start to first 200, default fixtures" "$v ms (CPU $(kv "$r" cpu_ms) ms)" "< 50 ms" "$(yes_no "$v < 50")"
+row "resident memory at start, default fixtures" "$(awk -v k="$(kv "$r" rss_kb)" 'BEGIN {printf "%.1f", k/1024}') MiB" "< 30 MiB" \
+  "$(yes_no "$(kv "$r" rss_kb) < 30720")"
+
+# ---- 2 + 3. throughput: emsim vs the bare server -------------------------------------------------
+# The wrk fixture is the default one with plenty of MONTHLY placement credits, so every valid
+# purchase of a 10 s run succeeds (20 credits would last a millisecond).
+sed -E 's/(placementCredits: )[0-9]+/\11000000000/' "$root/fixtures/default.yaml" >"$work/wrk-fixture.yaml"
+start emsim "$emsim" serve --port 0 --clock manual --fixtures "$work/wrk-fixture.yaml"
+emsim_port=$PORT; emsim_pid=$PID
+"$tool" fetch --port "$emsim_port" --path /v1/workspace/list --key "$alice" --out "$work/workspaces.json"
+mailbox_id=$("$tool" first-id --port "$emsim_port" --path /v1/mailbox/list --key "$alice" --pointer /data/domains/0/mailboxes/0/id)
+valid_body="{\"placementType\":\"MONTHLY\",\"testName\":\"bench\",\"mailboxIds\":[\"$mailbox_id\"]}"
+invalid_body="{\"placementType\":\"WEEKLY\",\"testName\":\"bench\",\"mailboxIds\":[\"$mailbox_id\"]}"
+
+start bare "$bare" --port 0 --body-file "$work/workspaces.json"
+bare_port=$PORT; bare_pid=$PID
+log "wrk: bare server GET and POST"
+bare_get1=$(wrk_run "$bare_port" "" GET /v1/workspace/list "")
+bare_post1=$(wrk_run "$bare_port" "" POST /v2/placement-tests/purchase "$valid_body")
+
+endpoints=(
+  "GET|/v1/workspace/list||200"
+  "GET|/v1/domain/list||200"
+  "GET|/v1/mailbox/list||200"
+  "POST|/v2/placement-tests/purchase|$invalid_body|400"
+  "POST|/v2/placement-tests/purchase|$valid_body|200"
+)
+results=()
+for e in "${endpoints[@]}"; do
+  IFS='|' read -r method path body want <<<"$e"
+  label="$method $path"
+  [ "$want" = 400 ] && label="$label (invalid: 400)"
+  [ "$method" = POST ] && [ "$want" = 200 ] && label="$label (MONTHLY)"
+  set +e
+  p=$("$tool" probe --port "$emsim_port" --method "$method" --path "$path" --key "$alice" --body "$body")
+  rc=$?
+  set -e
+  if [ $rc = 3 ]; then
+    echo "SKIPPED: endpoint not available (404) $method $path" >&2
+    results+=("$label|SKIPPED: endpoint not available (404)")
+    continue
+  fi
+  got=$(kv "$p" status)
+  log "wrk: emsim $label"
+  w=$(wrk_run "$emsim_port" "$alice" "$method" "$path" "$body")
+  if [ "$method" = GET ] && [ "$path" = /v1/mailbox/list ]; then rss_after_gets=$(rss_mib "$emsim_pid"); fi
+  results+=("$label|$w|$want|$got")
+done
+rss_after_load=$(rss_mib "$emsim_pid")
+bare_get2=$(wrk_run "$bare_port" "" GET /v1/workspace/list "")
+bare_post2=$(wrk_run "$bare_port" "" POST /v2/placement-tests/purchase "$valid_body")
+stop "$bare_pid"; stop "$emsim_pid"
+# The bare figure is the mean of a run before and a run after emsim's, so drifting background
+# load on a shared machine weighs on both sides alike.
+bare_get=$(awk -v a="$(kv "$bare_get1" rps)" -v b="$(kv "$bare_get2" rps)" 'BEGIN {printf "%.0f", (a + b) / 2}')
+bare_post=$(awk -v a="$(kv "$bare_post1" rps)" -v b="$(kv "$bare_post2" rps)" 'BEGIN {printf "%.0f", (a + b) / 2}')
+row "bare cpp-httplib GET (same bytes as /v1/workspace/list)" \
+  "$bare_get req/s, p50 $(ms "$(kv "$bare_get1" p50_us)") ms, p99 $(ms "$(kv "$bare_get1" p99_us)") ms" "ceiling" "—"
+row "bare cpp-httplib POST (body parsed)" \
+  "$bare_post req/s, p50 $(ms "$(kv "$bare_post1" p50_us)") ms, p99 $(ms "$(kv "$bare_post1" p99_us)") ms" "ceiling" "—"
+for r in "${results[@]}"; do
+  IFS='|' read -r label w want got <<<"$r"
+  case "$w" in SKIPPED*) row "$label" "$w" "≥ 70% of bare, p99 < 5 ms" "—"; continue ;; esac
+  rps=$(kv "$w" rps); p50=$(kv "$w" p50_us); p99=$(kv "$w" p99_us); n=$(kv "$w" requests)
+  sock=$(kv "$w" socket_errors); st=$(kv "$w" status_errors)
+  # Errors: socket errors, plus answers that are not the expected status.
+  if [ "$want" = 400 ]; then errors=$((sock + n - st)); else errors=$((sock + st)); fi
+  ceiling=$bare_get; [[ "$label" == POST* ]] && ceiling=$bare_post
+  pct=$(awk -v a="$rps" -v b="$ceiling" 'BEGIN {printf "%.0f", (b > 0 ? 100 * a / b : 0)}')
+  note=""; [ "$got" != "$want" ] && note=" (probe answered $got, expected $want)"
+  row "$label" "$(printf '%.0f' "$rps") req/s = $pct% of bare, p50 $(ms "$p50") ms, p99 $(ms "$p99") ms, $errors errors$note" \
+    "≥ 70% of bare, p99 < 5 ms" "$(yes_no "$pct >= 70 && $p99 < 5000 && $errors == 0")"
+done
+row "resident memory after the GET load, default fixtures" "${rss_after_gets:-?} MiB (after the POST runs: $rss_after_load MiB)" "< 30 MiB" \
+  "$(yes_no "${rss_after_gets:-0} < 30")"
+
+# ---- 4. scale: 1k / 10k / 100k mailboxes ---------------------------------------------------------
+declare -A first_p50
+for n in $sizes; do
+  fixture=$work/gen-$n.yaml
+  "$emsim" fixtures generate --mailboxes "$n" >"$fixture"
+  log "scale: $n mailboxes"
+  r=$("$tool" startup --runs "$startup_runs" -- "$emsim" serve --clock manual --fixtures "$fixture")
+  start_ms=$(kv "$r" startup_ms)
+  target="—"; met="—"
+  if [ "$n" = 100000 ]; then target="< 1000 ms"; met=$(yes_no "$start_ms < 1000"); fi
+  row "start to first 200, $n mailboxes" "$start_ms ms (CPU $(kv "$r" cpu_ms) ms)" "$target" "$met"
+  start "scale-$n" "$emsim" serve --port 0 --clock manual --fixtures "$fixture"
+  middle=$(( (n / 20 + 1) / 2 )); [ "$middle" -lt 1 ] && middle=1
+  queries=(
+    "mailbox list, page 1|/v1/mailbox/list"
+    "mailbox list, page $middle|/v1/mailbox/list?page=$middle"
+    "mailbox search (contains)|/v1/mailbox/list?contains=theo.jones"
+    "domain list, page 1|/v1/domain/list"
+    "domain search (contains)|/v1/domain/list?contains=00042"
+    "workspace list|/v1/workspace/list"
+    "email search|/v2/onebox/search-emails"
+  )
+  cells=""
+  for q in "${queries[@]}"; do
+    IFS='|' read -r what path <<<"$q"
+    if ! "$tool" probe --port "$PORT" --path "$path" --key "$gen_key" >/dev/null; then
+      cells="$cells; $what: SKIPPED: endpoint not available (404)"
+      continue
+    fi
+    l=$("$tool" latency --port "$PORT" --path "$path" --key "$gen_key" --n "$latency_n")
+    p50=$(kv "$l" p50_us)
+    key=${what%%,*}; key=${key// /_}
+    cells="$cells; $what: p50 $(ms "$p50") / p99 $(ms "$(kv "$l" p99_us)") ms"
+    [ "$(kv "$l" errors)" != 0 ] && cells="$cells ($(kv "$l" errors) errors)"
+    # "page 1" lists (no filter) at the largest size must stay within 2x of the smallest size.
+    if [[ "$what" == *"page 1" ]]; then
+      if [ -z "${first_p50[$what]:-}" ]; then first_p50[$what]=$p50
+      else
+        base=${first_p50[$what]}
+        row "$what at $n vs $(echo "$sizes" | cut -d' ' -f1) mailboxes" "$(ms "$p50") ms vs $(ms "$base") ms" "≤ 2×" "$(yes_no "$p50 <= 2 * $base")"
+      fi
+    fi
+  done
+  settle=$(rss_mib "$PID")
+  row "latency p50 / p99 at $n mailboxes (sequential)" "${cells#; }" "—" "—"
+  row "resident memory, $n mailboxes" "$settle MiB" "—" "—"
+  stop "$PID"
+done
+
+# ---- 5. webhooks: the whole retry schedule of failing endpoints ---------------------------------
+log "webhooks: $webhook_endpoints failing endpoints"
+"$emsim" fixtures generate --accounts "$webhook_endpoints" --mailboxes "$webhook_endpoints" --emails-per-mailbox 0 >"$work/webhooks.yaml"
+start webhooks "$emsim" serve --port 0 --clock manual --fixtures "$work/webhooks.yaml"
+set +e
+w=$("$tool" webhooks --port "$PORT" --endpoints "$webhook_endpoints" --advance 2d)
+rc=$?
+set -e
+stop "$PID"
+if [ $rc = 3 ]; then
+  echo "$w" >&2
+  row "2-day advance, $webhook_endpoints failing endpoints" "$w" "< 5 s (1,000 endpoints)" "—"
+elif [ $rc = 0 ]; then
+  adv=$(kv "$w" advance_ms)
+  row "2-day advance, $webhook_endpoints failing endpoints" \
+    "$(ms "$adv") s for $(kv "$w" attempts) attempts ($(kv "$w" jobs_run) jobs); setup $(ms "$(kv "$w" setup_ms)") s" \
+    "< 5 s (1,000 endpoints)" "$(yes_no "$adv < 5000 && $(kv "$w" attempts) == 8 * $webhook_endpoints")"
+else
+  echo "bench: the webhook step failed" >&2; exit 1
+fi
+
+# ---- 6. the table ------------------------------------------------------------------------------
+cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+mem_total=$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
+{
+  echo "# emsim benchmark$([ "$smoke" = 1 ] && echo " (smoke: tiny durations, not figures)")"
+  echo
+  echo "Run $started on $(nproc) CPUs ($cpu_model), $mem_total memory, $(uname -sr); load average before"
+  echo "the run $load_before, after $(cut -d' ' -f1-3 /proc/loadavg). emsim $("$emsim" --version | cut -d' ' -f2),"
+  echo "build $(basename "$build"); wrk -t$wrk_threads -c$connections -d$duration on loopback, client and servers on the same CPUs."
+  echo
+  echo "| Measure | Value | Target | Met |"
+  echo "|---|---|---|---|"
+  printf '%s\n' "${rows[@]}"
+} >"$out"
+cat "$out"
+echo >&2
+echo "bench: table written to $out" >&2
