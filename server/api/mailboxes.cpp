@@ -10,24 +10,32 @@ http::Reply ListMailboxes(http::Ctx& ctx) {
   const std::int64_t page = std::stoll(ctx.req.Query("page", "1"));  // pattern-checked by the schema
   return ctx.svc.store.Read([&](const model::State& s) {
     auto view = model::ListMailboxes(s, ctx.caller, ctx.req.Query("contains"), page);
-    json domains = json::array();
+    // Written as text (api/json_out.hpp), keys in sorted order: the bytes an nlohmann Envelope
+    // of {..., domains: [{id, domain, status, mailboxes: [MailboxRecord]}]} would dump.
+    JsonOut w;
+    w.BeginObject().Key("data").BeginObject()
+        .Key("availableMailboxes").Int(view.availableMailboxes)
+        .Key("currentPage").Int(view.page.currentPage)
+        .Key("domains").BeginArray();
     for (const auto& g : view.domains) {
-      json mailboxes = json::array();
-      for (const auto* m : g.mailboxes) mailboxes.push_back(MailboxRecord(s, *m));
-      domains.push_back({{"id", g.domain->id},
-                         {"domain", g.domain->domain},
-                         {"status", g.domain->status},
-                         {"mailboxes", std::move(mailboxes)}});
+      w.BeginObject().Key("domain").String(g.domain->domain).Key("id").String(g.domain->id).Key("mailboxes").BeginArray();
+      for (const auto* m : g.mailboxes) WriteMailboxRecord(w, s, *m);
+      w.EndArray().Key("status").String(g.domain->status).EndObject();
     }
-    return http::Envelope(model::msg::kSuccess, {{"totalSearchedCount", view.page.totalSearchedCount},
-                                                 {"currentPage", view.page.currentPage},
-                                                 {"nextPage", view.page.nextPage},
-                                                 {"totalPages", view.page.totalPages},
-                                                 {"purchasedMailboxes", view.purchasedMailboxes},
-                                                 {"totalAssignedMailboxes", view.totalAssignedMailboxes},
-                                                 {"totalActiveMailboxes", view.totalActiveMailboxes},
-                                                 {"availableMailboxes", view.availableMailboxes},
-                                                 {"domains", std::move(domains)}});
+    w.EndArray()
+        .Key("nextPage").Int(view.page.nextPage)
+        .Key("purchasedMailboxes").Int(view.purchasedMailboxes)
+        .Key("totalActiveMailboxes").Int(view.totalActiveMailboxes)
+        .Key("totalAssignedMailboxes").Int(view.totalAssignedMailboxes)
+        .Key("totalPages").Int(view.page.totalPages)
+        .Key("totalSearchedCount").Int(view.page.totalSearchedCount)
+        .EndObject()
+        .Key("message").String(model::msg::kSuccess)
+        .Key("status").Int(200)
+        .EndObject();
+    http::Response r;
+    r.raw = std::move(w.str());
+    return r;
   });
 }
 

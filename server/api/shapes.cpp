@@ -132,4 +132,75 @@ std::string PlacementCheckoutUrl(const std::string& base_url, const std::string&
   return base_url + "/_sim/placement-checkouts/" + cart_order_id;
 }
 
+// ---- the same records as text; keys in nlohmann's (sorted) order ------------------------------
+
+void WriteBillingRecord(JsonOut& w, const model::BillingDetails& b) {
+  w.BeginObject()
+      .Key("addressLineOne").String(b.addressLineOne)
+      .Key("addressLineThree").String(b.addressLineThree)
+      .Key("addressLineTwo").String(b.addressLineTwo)
+      .Key("city").String(b.city)
+      .Key("company").String(b.company)
+      .Key("country").String(b.country)
+      .Key("firstName").String(b.firstName)
+      .Key("id").String(b.id)
+      .Key("languagePreference").String(b.languagePreference)
+      .Key("lastName").String(b.lastName)
+      .Key("phone").String(b.phone)
+      .Key("phoneCc").String(b.phoneCc)
+      .Key("postalCode").String(b.postalCode)
+      .Key("state").String(b.state)
+      .Key("userId").String(b.userId)
+      .Key("workspaceId").String(b.workspaceId)
+      .EndObject();
+}
+
+void WriteWorkspaceRecord(JsonOut& w, const model::Workspace& ws, std::int64_t domain_count, std::int64_t mailbox_count) {
+  w.BeginObject().Key("billingDetails");
+  if (ws.billingDetails) WriteBillingRecord(w, *ws.billingDetails);
+  else w.Null();
+  w.Key("domainCount").String(std::to_string(domain_count))
+      .Key("id").String(ws.id)
+      .Key("mailboxCount").String(std::to_string(mailbox_count))
+      .Key("name").String(ws.name)
+      .EndObject();
+}
+
+void WriteDomainListRecord(JsonOut& w, const model::State& s, const model::Domain& d) {
+  w.BeginObject()
+      .Key("assignedMailboxesCount").String(std::to_string(model::AssignedMailboxes(s, d.id)))
+      .Key("catchAllEmail").String(d.catchAllEmail)
+      .Key("catchAllEmailAdded").Bool(d.catchAllEmailAdded)
+      .Key("createdAt").String(FormatIso(d.createdAt))
+      .Key("dmarcEmail").String(d.dmarcEmail)
+      .Key("dmarcEmailAddedToReseller").Bool(d.dmarcEmailAddedToReseller)
+      .Key("domain").String(d.domain)
+      .Key("forwardTo").String(d.forwardTo)
+      .Key("forwardToAddedOnReseller").Bool(d.forwardToAddedOnReseller)
+      .Key("forwardingEmail").String(d.forwardingEmail)
+      .Key("forwardingEmailAdded").Bool(d.forwardingEmailAdded)
+      .Key("id").String(d.id)
+      .Key("nameServers").Strings(d.nameServers)
+      .Key("status").String(d.status)
+      .Key("updatedAt").String(FormatIso(d.updatedAt))
+      .EndObject();
+}
+
+void WriteMailboxRecord(JsonOut& w, const model::State& s, const model::Mailbox& m) {
+  const model::Domain* d = s.domains.Find(m.domainId);
+  w.BeginObject()
+      .Key("assignedOn").String(FormatIso(m.assignedOn))
+      .Key("createdAt").String(FormatIso(m.createdAt))
+      .Key("domain").String(d ? std::string_view(d->domain) : std::string_view())
+      .Key("domainId").String(m.domainId)
+      .Key("expireOn").String(FormatIso(m.expireOn))
+      .Key("firstName").String(m.firstName)
+      .Key("id").String(m.id)
+      .Key("lastName").String(m.lastName)
+      .Key("profilePicture").String(m.profilePicture)
+      .Key("status").String(m.status)
+      .Key("username").String(m.username)
+      .EndObject();
+}
+
 }  // namespace emsim::api

@@ -1,6 +1,7 @@
 #pragma once
 // Records in the exact shapes of Part 2. Numeric-text fields (domainCount, mailboxCount,
 // assignedMailboxesCount) are strings there, and so they are here.
+#include "api/json_out.hpp"
 #include "model/domain_purchase.hpp"
 #include "model/json.hpp"
 #include "model/state.hpp"
@@ -20,5 +21,12 @@ json DnsShieldSlotRecord(const model::DnsShieldSubscription& d);    // Part 2 DN
 // Where emsim serves what it links to (invoices and placement checkouts live under /_sim).
 std::string InvoiceUrl(const std::string& base_url, const std::string& invoice_id);
 std::string PlacementCheckoutUrl(const std::string& base_url, const std::string& cart_order_id);
+
+// The same records written straight as text (api/json_out.hpp) for the list endpoints: each
+// gives exactly the bytes of the matching function above, dumped.
+void WriteBillingRecord(JsonOut& w, const model::BillingDetails& b);
+void WriteWorkspaceRecord(JsonOut& w, const model::Workspace& ws, std::int64_t domain_count, std::int64_t mailbox_count);
+void WriteDomainListRecord(JsonOut& w, const model::State& s, const model::Domain& d);
+void WriteMailboxRecord(JsonOut& w, const model::State& s, const model::Mailbox& m);
 
 }  // namespace emsim::api

@@ -8,10 +8,14 @@ namespace emsim::api {
 
 http::Reply ListWorkspaces(http::Ctx& ctx) {
   return ctx.svc.store.Read([&](const model::State& s) {
-    json data = json::array();
-    for (const auto& v : model::ListWorkspaces(s, ctx.caller))
-      data.push_back(WorkspaceRecord(*v.workspace, v.domainCount, v.mailboxCount));
-    return http::Envelope(model::msg::kSuccess, std::move(data));
+    // Written as text (api/json_out.hpp): the bytes of Envelope(kSuccess, [WorkspaceRecord]).
+    JsonOut w;
+    w.BeginObject().Key("data").BeginArray();
+    for (const auto& v : model::ListWorkspaces(s, ctx.caller)) WriteWorkspaceRecord(w, *v.workspace, v.domainCount, v.mailboxCount);
+    w.EndArray().Key("message").String(model::msg::kSuccess).Key("status").Int(200).EndObject();
+    http::Response r;
+    r.raw = std::move(w.str());
+    return r;
   });
 }
 

@@ -1,0 +1,129 @@
+// The list endpoints write their JSON as text (api/json_out.hpp) instead of building an nlohmann
+// document (issue 7). These tests pin that the bytes are exactly those of the document route.
+#include <gtest/gtest.h>
+
+#include "api/shapes.hpp"
+#include "http/types.hpp"
+#include "model/domains.hpp"
+#include "model/mailboxes.hpp"
+#include "model/messages.hpp"
+#include "model/workspaces.hpp"
+#include "sim/fixtures.hpp"
+#include "tests/test_server.hpp"
+
+namespace emsim {
+namespace {
+
+TEST(JsonOut, EscapesLikeNlohmann) {
+  for (std::string s : {std::string("plain"), std::string("quote \" and \\ backslash"), std::string("tab\there\nnewline"),
+                        std::string("bell\x07"), std::string("Zo\xc3\xab \xe2\x82\xac"), std::string()}) {
+    api::JsonOut w;
+    w.BeginObject().Key(s).BeginArray().String(s).Int(-42).Bool(false).Null().EndArray().EndObject();
+    EXPECT_EQ(w.str(), json({{s, json::array({s, -42, false, nullptr})}}).dump()) << s;
+  }
+  api::JsonOut w;
+  w.BeginArray().BeginArray().EndArray().BeginObject().EndObject().Strings(std::vector<std::string>{"a", "b"}).Strings(std::nullopt).EndArray();
+  EXPECT_EQ(w.str(), R"([[],{},["a","b"],null])");
+}
+
+TEST(JsonOut, RecordWritersGiveTheBytesOfTheRecordFunctions) {
+  model::State s = sim::LoadFixtureFile(app::DefaultFixturePath(), 1).state;
+  // Edge values the default fixture lacks: no name servers, every optional null, escapes.
+  model::Domain odd = *s.domains.Find(s.domainsByWorkspace["ws_labs"].front());
+  odd.id = "dom_odd";
+  odd.domain = "odd-\"quoted\".example";
+  odd.nameServers.reset();
+  odd.forwardTo.reset();
+  odd.dmarcEmail = "d\u00e9marc@odd.example";
+  s.AddDomain(odd);
+  model::Mailbox m = *s.mailboxes.Find(s.mailboxesByWorkspace["ws_labs"].front());
+  m.id = "mbx_odd";
+  m.domainId = "dom_odd";
+  m.profilePicture = "https://pics.example/a b";
+  s.AddMailbox(m);
+  int checked = 0;
+  for (const auto& ws : s.workspaces) {
+    api::JsonOut w;
+    api::WriteWorkspaceRecord(w, ws, 3, 1234);
+    EXPECT_EQ(w.str(), api::WorkspaceRecord(ws, 3, 1234).dump());
+    ++checked;
+  }
+  for (const auto& d : s.domains) {
+    api::JsonOut w;
+    api::WriteDomainListRecord(w, s, d);
+    EXPECT_EQ(w.str(), api::DomainListRecord(s, d).dump());
+    ++checked;
+  }
+  for (const auto& mb : s.mailboxes) {
+    api::JsonOut w;
+    api::WriteMailboxRecord(w, s, mb);
+    EXPECT_EQ(w.str(), api::MailboxRecord(s, mb).dump());
+    ++checked;
+  }
+  EXPECT_GT(checked, 100);
+}
+
+// What the handlers answered before they wrote text: the nlohmann document, dumped.
+std::string DomainListByDocument(const model::State& s, const model::Caller& c, const std::string& contains, int page) {
+  auto view = model::ListDomains(s, c, contains, page);
+  json domains = json::array();
+  for (const auto* d : view.domains) domains.push_back(api::DomainListRecord(s, *d));
+  return http::Envelope(model::msg::kSuccess, {{"totalSearchedCount", view.page.totalSearchedCount},
+                                               {"currentPage", view.page.currentPage},
+                                               {"nextPage", view.page.nextPage},
+                                               {"totalPages", view.page.totalPages},
+                                               {"domains", std::move(domains)}})
+      .body.dump();
+}
+
+std::string MailboxListByDocument(const model::State& s, const model::Caller& c, const std::string& contains, int page) {
+  auto view = model::ListMailboxes(s, c, contains, page);
+  json domains = json::array();
+  for (const auto& g : view.domains) {
+    json mailboxes = json::array();
+    for (const auto* m : g.mailboxes) mailboxes.push_back(api::MailboxRecord(s, *m));
+    domains.push_back({{"id", g.domain->id}, {"domain", g.domain->domain}, {"status", g.domain->status},
+                       {"mailboxes", std::move(mailboxes)}});
+  }
+  return http::Envelope(model::msg::kSuccess, {{"totalSearchedCount", view.page.totalSearchedCount},
+                                               {"currentPage", view.page.currentPage},
+                                               {"nextPage", view.page.nextPage},
+                                               {"totalPages", view.page.totalPages},
+                                               {"purchasedMailboxes", view.purchasedMailboxes},
+                                               {"totalAssignedMailboxes", view.totalAssignedMailboxes},
+                                               {"totalActiveMailboxes", view.totalActiveMailboxes},
+                                               {"availableMailboxes", view.availableMailboxes},
+                                               {"domains", std::move(domains)}})
+      .body.dump();
+}
+
+TEST(JsonOut, ListEndpointsAnswerTheSameBytesAsTheDocumentRoute) {
+  testing::TestServer server;
+  const model::Caller alice{"acc_alice", "ws_northwind"};
+  auto expect = [&](const std::string& path, auto&& by_document) {
+    auto r = server.Get(path);
+    ASSERT_EQ(r.status, 200) << r.raw;
+    EXPECT_EQ(r.raw, server.svc().store.Read(by_document)) << path;
+    EXPECT_EQ(r.Header("Content-Type"), "application/json");
+  };
+  expect("/v1/domain/list", [&](const model::State& s) { return DomainListByDocument(s, alice, "", 1); });
+  expect("/v1/domain/list?contains=NORTH&page=1", [&](const model::State& s) { return DomainListByDocument(s, alice, "north", 1); });
+  expect("/v1/domain/list?page=9", [&](const model::State& s) { return DomainListByDocument(s, alice, "", 9); });
+  expect("/v1/mailbox/list", [&](const model::State& s) { return MailboxListByDocument(s, alice, "", 1); });
+  expect("/v1/mailbox/list?page=3", [&](const model::State& s) { return MailboxListByDocument(s, alice, "", 3); });
+  expect("/v1/mailbox/list?contains=a&page=2", [&](const model::State& s) { return MailboxListByDocument(s, alice, "a", 2); });
+  expect("/v1/workspace/list", [&](const model::State& s) {
+    json data = json::array();
+    for (const auto& v : model::ListWorkspaces(s, alice)) data.push_back(api::WorkspaceRecord(*v.workspace, v.domainCount, v.mailboxCount));
+    return http::Envelope(model::msg::kSuccess, std::move(data)).body.dump();
+  });
+  auto ws = server.Get("/v1/workspace/list");
+  EXPECT_CONFORMS(server, "responses/workspaces.list", ws.body);
+  auto ml = server.Get("/v1/mailbox/list?page=2");
+  EXPECT_CONFORMS(server, "responses/mailboxes.list", ml.body);
+  auto dl = server.Get("/v1/domain/list");
+  EXPECT_CONFORMS(server, "responses/domains.list", dl.body);
+}
+
+}  // namespace
+}  // namespace emsim
