@@ -6,6 +6,8 @@
 //   emsim-bench-bare --port N --body-file FILE [--threads N]
 #include <httplib.h>
 
+#include <sys/socket.h>
+
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
@@ -43,6 +45,12 @@ int main(int argc, char** argv) {
   // for a delayed ACK; keep-alive connections that are not closed every 5 requests; one worker per
   // connection (httplib serves a keep-alive connection on one pool thread until it goes idle).
   server.set_tcp_nodelay(true);
+  // emsim re-listens with a backlog of 1024 (Debian's httplib listens with 5); so does the ceiling.
+  int listen_fd = -1;
+  server.set_socket_options([&listen_fd](socket_t sock) {
+    httplib::default_socket_options(sock);
+    listen_fd = static_cast<int>(sock);
+  });
   server.set_keep_alive_max_count(100000);
   server.set_keep_alive_timeout(5);
   server.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
@@ -61,6 +69,7 @@ int main(int argc, char** argv) {
     std::cerr << "emsim-bench-bare: cannot listen on 127.0.0.1:" << port << "\n";
     return 2;
   }
+  if (listen_fd >= 0) ::listen(listen_fd, 1024);
   std::cout << "bare ready on http://127.0.0.1:" << bound << std::endl;
   server.listen_after_bind();
   return 0;
