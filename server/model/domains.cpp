@@ -23,10 +23,8 @@ DomainListView ListDomains(const State& s, const Caller& caller, const std::stri
     return view;
   }
   std::vector<const Domain*> matching;
-  for (const auto& id : ids) {
-    const Domain* d = s.domains.Find(id);
-    if (ContainsFolded(d->domain, needle)) matching.push_back(d);
-  }
+  for (const Domain& d : s.domains)  // table order = creation order; contiguous, no id lookups
+    if (d.workspaceId == caller.workspaceId && ContainsFolded(d.domain, needle)) matching.push_back(&d);
   view.page = Paginate(static_cast<std::int64_t>(matching.size()), page);
   view.domains.assign(matching.begin() + view.page.begin, matching.begin() + view.page.end);
   return view;

@@ -49,8 +49,11 @@ MailboxListView ListMailboxes(const State& s, const Caller& caller, const std::s
     std::vector<const Mailbox*> matching;
     std::string address, name;
     const Domain* domain = nullptr;
-    for (const auto& id : in_workspace) {
-      const Mailbox* m = s.mailboxes.Find(id);
+    // Rows in table order (the creation order of the index too), read contiguously: an id lookup
+    // per mailbox costs a cache miss each at 100k.
+    for (const Mailbox& row : s.mailboxes) {
+      if (row.workspaceId != caller.workspaceId) continue;
+      const Mailbox* m = &row;
       if (!domain || domain->id != m->domainId) domain = s.domains.Find(m->domainId);
       address.assign(m->username).append("@").append(domain ? domain->domain : std::string());
       name.assign(m->firstName).append(" ").append(m->lastName);
