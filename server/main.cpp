@@ -41,6 +41,16 @@ constexpr const char* kServeUsage = R"(Usage: emsim serve [flags]
                           8 per core); a connection beyond them waits for a free one
   --base-url URL          public URL used in links emsim hands out (default http://HOST:PORT)
 
+Webhook delivery (Part 6):
+  --webhook-timeout-ms N  timeout of one delivery attempt (default 10000, the spec's 10 s)
+  --sign-with-simulated-time
+                          X-Service-Signature t= from the simulated clock (default: wall clock,
+                          so receivers with a 5-minute tolerance accept it under a manual clock)
+  --strict-webhook-urls   endpoint URLs must be https, even for loopback hosts
+                          (default: http allowed for localhost, 127.0.0.0/8, [::1])
+  --webhook-ca-file FILE  PEM CA bundle to verify https receivers with (self-signed test receivers)
+  --webhook-insecure      do not verify https receivers' certificates at all
+
 emsim prints one line when ready and stops cleanly on SIGINT or SIGTERM.
 )";
 
@@ -85,6 +95,10 @@ int Serve(const std::vector<std::string>& args) {
       std::cout << kServeUsage;
       return 0;
     }
+    // Switches without a value.
+    if (a == "--sign-with-simulated-time") { o.signWithSimulatedTime = true; continue; }
+    if (a == "--strict-webhook-urls") { o.strictWebhookUrls = true; continue; }
+    if (a == "--webhook-insecure") { o.webhookInsecure = true; continue; }
     std::string flag = a, value;
     if (auto eq = a.find('='); eq != std::string::npos) {
       flag = a.substr(0, eq);
@@ -116,6 +130,10 @@ int Serve(const std::vector<std::string>& args) {
     else if (flag == "--journal-size") o.journalCapacity = static_cast<size_t>(ParseNumber(flag, value));
     else if (flag == "--threads") o.threads = static_cast<int>(ParseNumber(flag, value));
     else if (flag == "--base-url") o.baseUrl = value;
+    else if (flag == "--webhook-timeout-ms") {
+      o.webhookTimeoutMs = ParseNumber(flag, value);
+      if (o.webhookTimeoutMs < 1) Die("--webhook-timeout-ms must be at least 1");
+    } else if (flag == "--webhook-ca-file") o.webhookCaFile = value;
     else Die("unknown flag '" + a + "' (see emsim serve --help)");
   }
 

@@ -203,4 +203,15 @@ void WriteMailboxRecord(JsonOut& w, const model::State& s, const model::Mailbox&
       .EndObject();
 }
 
+json WebhookEndpointRecord(const model::WebhookEndpoint& e, bool with_secret) {
+  json j = {{"id", e.id},
+            {"url", e.url},
+            {"enabled_events", e.enabledEvents},
+            {"status", e.status},
+            {"createdAt", FormatIso(e.createdAt)},
+            {"updatedAt", FormatIso(e.updatedAt)}};
+  if (with_secret) j["secret"] = e.secret;  // Part 2: returned once at creation, never by listing
+  return j;
+}
+
 }  // namespace emsim::api

@@ -21,6 +21,8 @@ json DnsShieldSlotRecord(const model::DnsShieldSubscription& d);    // Part 2 DN
 // Where emsim serves what it links to (invoices and placement checkouts live under /_sim).
 std::string InvoiceUrl(const std::string& base_url, const std::string& invoice_id);
 std::string PlacementCheckoutUrl(const std::string& base_url, const std::string& cart_order_id);
+// Part 2 "Webhook endpoint" plus id and timestamps; the secret only when asked (at creation).
+json WebhookEndpointRecord(const model::WebhookEndpoint& e, bool with_secret);
 
 // The same records written straight as text (api/json_out.hpp) for the list endpoints: each
 // gives exactly the bytes of the matching function above, dumped.

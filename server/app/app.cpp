@@ -2,6 +2,7 @@
 
 #include <future>
 
+#include "events/dispatcher.hpp"
 #include "http/router.hpp"
 #include "http/server.hpp"
 #include "sim/fixtures.hpp"
@@ -45,6 +46,8 @@ App::App(Options options) : options_(std::move(options)) {
   } catch (const std::exception& e) {
     throw StartupError(e.what());
   }
+  dispatcher_ = std::make_unique<events::Dispatcher>(*services_);
+  services_->webhooks = dispatcher_.get();
   Wire(*services_);
   server_ = std::make_unique<http::HttpServer>(*services_, *router_);
 }
@@ -64,6 +67,8 @@ int App::Start() {
 
 void App::Stop() {
   if (scheduler_) scheduler_->Stop();
+  // Before the server: an attempt in flight may be talking to one of this server's sinks.
+  if (dispatcher_) dispatcher_->Stop();
   if (server_) server_->Stop();
   if (serve_thread_.joinable()) serve_thread_.join();
 }

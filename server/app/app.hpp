@@ -12,6 +12,9 @@ namespace emsim::http {
 class Router;
 class HttpServer;
 }  // namespace emsim::http
+namespace emsim::events {
+class Dispatcher;
+}
 
 namespace emsim::app {
 
@@ -52,6 +55,7 @@ class App {
   std::unique_ptr<sim::Journal> journal_;
   std::unique_ptr<ErrorIds> error_ids_;
   std::unique_ptr<Services> services_;
+  std::unique_ptr<events::Dispatcher> dispatcher_;
   std::unique_ptr<http::Router> router_;
   std::unique_ptr<http::HttpServer> server_;
   std::thread serve_thread_;

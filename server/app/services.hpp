@@ -14,6 +14,10 @@
 #include "sim/journal.hpp"
 #include "sim/scheduler.hpp"
 
+namespace emsim::events {
+class Dispatcher;
+}
+
 namespace emsim::app {
 
 struct Options {
@@ -29,6 +33,12 @@ struct Options {
   size_t journalCapacity = 1000;
   int threads = 0;                    // HTTP worker threads; 0: a sensible default
   std::string baseUrl;                // public base URL for links (checkout, sinks); empty: from host:port
+  // Part 6 webhook delivery
+  std::int64_t webhookTimeoutMs = 10000;  // per attempt; tests set it small
+  bool signWithSimulatedTime = false;     // `t` of X-Service-Signature from the simulated clock
+  bool strictWebhookUrls = false;         // https only, even for loopback hosts
+  std::string webhookCaFile;              // CA bundle for https receivers with private certificates
+  bool webhookInsecure = false;           // skip certificate verification of https receivers
 };
 
 // errorId values (Part 7: UUID v4) come from their own generator, seeded like the state's but
@@ -62,6 +72,7 @@ struct Services {
   // Called by POST /_sim/reset after the store and clock are reset; later layers (sinks,
   // faults, delivery workers) register here.
   std::vector<std::function<void()>> resetHooks;
+  events::Dispatcher* webhooks = nullptr;  // webhook delivery (owned by App)
 };
 
 }  // namespace emsim::app

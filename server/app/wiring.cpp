@@ -1,6 +1,8 @@
 #include "app/app.hpp"
+#include "events/dispatcher.hpp"
 #include "model/domain_purchase.hpp"
 #include "model/domains.hpp"
+#include "model/webhooks.hpp"
 
 #include "model/placement_tests.hpp"
 
@@ -23,6 +25,13 @@ void Wire(Services& svc) {
   svc.scheduler.Register(model::kPlacementAdvanceJob, [&svc](const model::Job& j) {
     svc.store.Write([&](model::State& s) { model::AdvancePlacementTests(s, j.args, svc.clock.Now()); });
   });
+
+  // ---- Part 6 webhook delivery ---------------------------------------------------------------
+  // parallel: attempts that fall due together (one event to many
+  // endpoints, many retries at once) are sent at the same time, each on its own thread.
+  svc.scheduler.Register(
+      model::kDeliverJob, [&svc](const model::Job& job) { svc.webhooks->Run(job); }, /*parallel=*/true);
+  svc.resetHooks.push_back([&svc] { svc.webhooks->Reset(); });
 }
 
 }  // namespace emsim::app

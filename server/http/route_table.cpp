@@ -6,7 +6,10 @@
 #include "api/placement_tests.hpp"
 #include "api/sim_billing.hpp"
 #include "api/sim_control.hpp"
+#include "api/sim_events.hpp"
+#include "api/sinks.hpp"
 #include "api/subscriptions.hpp"
+#include "api/webhooks.hpp"
 #include "api/workspaces.hpp"
 
 namespace emsim::http {
@@ -39,6 +42,11 @@ const std::vector<Route>& Routes() {
     // ---- Part 4.8 DNS shield (the account's lifetime-deal subscriptions) ------------------------
     {"GET",  "/v2/dns-shield/available-slots",       "dns_shield.available_slots", A::kAccount, &api::DnsShieldAvailableSlots},
     {"POST", "/v2/dns-shield/upgrade-plan",          "dns_shield.upgrade_plan", A::kAccount,  &api::DnsShieldUpgradePlan},
+    // ---- Part 4.10 webhook management (account-scoped: x-workspace-key ignored) ----------------
+    {"GET",   "/v2/webhooks/events",                 "webhooks.events",        A::kAccount,   &api::ListWebhookEventTypes},
+    {"POST",  "/v2/webhooks/endpoints",              "webhooks.create",        A::kAccount,   &api::CreateWebhookEndpoint},
+    {"GET",   "/v2/webhooks/endpoints",              "webhooks.list",          A::kAccount,   &api::ListWebhookEndpoints},
+    {"PATCH", "/v2/webhooks/endpoints/:id",          "webhooks.update",        A::kAccount,   &api::UpdateWebhookEndpoint},
     // ---- /_sim control plane (DESIGN.md) ------------------------------------------------------
     {"GET",  "/_sim/health",                         "sim.health",             A::kControl,   &api::SimHealth},
     {"POST", "/_sim/reset",                          "sim.reset",              A::kControl,   &api::SimReset},
@@ -56,6 +64,16 @@ const std::vector<Route>& Routes() {
     {"GET",  "/_sim/invoices/:id",                   "sim.invoices.get",       A::kControl,   &api::SimGetInvoice},
     {"GET",  "/_sim/placement-checkouts/:id",        "sim.placement_checkouts.get", A::kControl, &api::SimGetPlacementCheckout},
     {"POST", "/_sim/placement-checkouts/:id/complete", "sim.placement_checkouts.complete", A::kControl, &api::SimCompletePlacementCheckout},
+    // ---- /_sim events, webhook deliveries, sinks (Part 6) --------------------------------------
+    {"GET",   "/_sim/events",                        "sim.events.list",        A::kControl,   &api::SimListEvents},
+    {"POST",  "/_sim/events",                        "sim.events.trigger",     A::kControl,   &api::SimTriggerEvent},
+    {"GET",   "/_sim/deliveries",                    "sim.deliveries.list",    A::kControl,   &api::SimListDeliveries},
+    {"GET",   "/_sim/notifications",                 "sim.notifications.list", A::kControl,   &api::SimListNotifications},
+    {"POST",  "/_sim/sinks",                         "sim.sinks.create",       A::kControl,   &api::SimCreateSink},
+    {"GET",   "/_sim/sinks",                         "sim.sinks.list",         A::kControl,   &api::SimListSinks},
+    {"GET",   "/_sim/sinks/:id",                     "sim.sinks.get",          A::kControl,   &api::SimGetSink},
+    {"PATCH", "/_sim/sinks/:id",                     "sim.sinks.update",       A::kControl,   &api::SimUpdateSink},
+    {"POST",  "/_sim/sinks/:id/receive",             "sim.sinks.receive",      A::kControl,   &api::SimSinkReceive},
   };
   // clang-format on
   return kRoutes;

@@ -7,6 +7,10 @@
 #include <sys/socket.h>
 
 #include <httplib.h>
+#include <netdb.h>
+#include <sys/socket.h>
+
+#include <filesystem>
 
 #include "http/error_mapper.hpp"
 #include "model/messages.hpp"
@@ -35,6 +39,44 @@ void Write(Response res, httplib::Response& out) {
   out.set_header("Content-Type", res.contentType);
 }
 
+std::string PeerText(const sockaddr_storage& a, socklen_t len, int& port) {
+  char host[NI_MAXHOST];
+  char serv[NI_MAXSERV];
+  if (getnameinfo(reinterpret_cast<const sockaddr*>(&a), len, host, sizeof host, serv, sizeof serv,
+                  NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+    return {};
+  port = std::atoi(serv);
+  return host;
+}
+
+// cpp-httplib gives a handler no socket, and always writes an answer. To close a connection
+// without answering, find the socket of this request (the one connected to the request's peer
+// on the request's local port) and shut it down: the client reads EOF instead of a response,
+// and httplib's own write then fails harmlessly (it ignores SIGPIPE) before it closes the fd.
+void AbortConnection(const httplib::Request& in) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+    int fd = 0;
+    try {
+      fd = std::stoi(entry.path().filename().string());
+    } catch (...) {
+      continue;
+    }
+    sockaddr_storage local{}, peer{};
+    socklen_t local_len = sizeof local, peer_len = sizeof peer;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_len) != 0) continue;
+    if (local.ss_family != AF_INET && local.ss_family != AF_INET6) continue;
+    if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_len) != 0) continue;
+    int local_port = -1, peer_port = -1;
+    PeerText(local, local_len, local_port);
+    const std::string peer_addr = PeerText(peer, peer_len, peer_port);
+    if (local_port == in.local_port && peer_port == in.remote_port && peer_addr == in.remote_addr) {
+      ::shutdown(fd, SHUT_RDWR);
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 HttpServer::HttpServer(app::Services& svc, Router& router)
@@ -55,8 +97,12 @@ HttpServer::HttpServer(app::Services& svc, Router& router)
   // The public API's limit (--max-body-bytes) is enforced by the router; the transport limit is
   // larger so that a whole-state PUT /_sim/state of a big fixture still fits.
   s.set_payload_max_length(std::max<size_t>(svc_.options.maxBodyBytes, kControlMaxBodyBytes));
-  const int threads = svc_.options.threads > 0 ? svc_.options.threads
-                                               : std::max(64, static_cast<int>(std::thread::hardware_concurrency()) * 8);
+  // 64 by default (one worker per keep-alive connection of a 32-64 connection load), +32: under a
+  // manual clock, POST /_sim/clock/advance holds a worker while it sends up to 32 webhook attempts
+  // at once, and those sent to this server's own sinks each need a free worker to be answered.
+  const int threads = svc_.options.threads > 0
+                          ? svc_.options.threads
+                          : std::max(64, static_cast<int>(std::thread::hardware_concurrency()) * 8) + 32;
   s.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
 
   auto handle = [this](const httplib::Request& in, httplib::Response& out) {
@@ -66,7 +112,9 @@ HttpServer::HttpServer(app::Services& svc, Router& router)
     raw.body = in.body;
     for (const auto& [k, v] : in.headers) raw.headers.emplace(Lower(k), v);
     for (const auto& [k, v] : in.params) raw.params.emplace(k, v);
-    Write(router_.Handle(std::move(raw)), out);
+    Response res = router_.Handle(std::move(raw));
+    if (res.closeConnection) AbortConnection(in);
+    Write(res, out);
   };
   const char* any = R"(/.*)";
   s.Get(any, handle);

@@ -37,6 +37,8 @@ struct Response {
   std::optional<std::string> raw;  // sent as-is instead of body.dump()
   std::string contentType = "application/json";
   std::vector<std::pair<std::string, std::string>> headers;
+  // Close the connection without answering (a /_sim sink simulating a receiver that drops it).
+  bool closeConnection = false;
 };
 
 using Reply = model::Result<Response>;

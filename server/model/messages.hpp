@@ -22,6 +22,15 @@ inline constexpr const char* kDmarcScheduled = "The DMARC record will be added s
 inline constexpr const char* kForwardingScheduled = "Email forwarding will be enabled shortly";
 inline constexpr const char* kCatchAllScheduled = "Catch-all forwarding will be enabled shortly";
 inline constexpr const char* kDnsChecked = "DNS records checked";
+// Part 4.10 webhooks
+inline constexpr const char* kWebhookEndpointCreated = "Webhook endpoint created";
+inline constexpr const char* kWebhookEndpointUpdated = "Webhook endpoint updated";
+inline constexpr const char* kWebhookEndpointNotFound = "Webhook endpoint not found";
+inline constexpr const char* kWebhookUrlHttps =
+    "url must use https (http is accepted only for loopback hosts: localhost, 127.0.0.0/8, [::1])";
+inline constexpr const char* kWebhookUrlHttpsStrict = "url must use https (emsim runs with --strict-webhook-urls)";
+inline constexpr const char* kEnabledEventsEmpty = "enabled_events must name at least one event type";
+inline constexpr const char* kSinkNotFound = "Sink not found";
 
 // ---- subscriptions, placement tests, DNS shield, wallet (Parts 4.6-4.8) ----
 inline constexpr const char* kSubscriptionCancelled = "Subscription cancelled successfully";

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "model/webhooks.hpp"
+
 namespace emsim::model {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(User, id, email, firstName, lastName)
@@ -45,6 +47,20 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Email, id, accountId, workspaceI
                                                 isRead, isStarred, hasAttachments)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Event, id, type, accountId, createdMs, apiVersion, data)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Job, seq, dueMs, kind, args)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WebhookEndpoint, id, accountId, url, enabledEvents, status, secret,
+                                                consecutiveFailures, createdAt, updatedAt, disabledAt,
+                                                disabledReason)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeliveryAttempt, id, jobSeq, eventId, eventType, endpointId,
+                                                accountId, url, attempt, status, scheduledAt, sentAt,
+                                                responseStatus, error, responseBody, durationMs,
+                                                signatureTimestamp, nextAttemptAt, consecutiveFailures)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Notification, id, accountId, channel, to, subject, message, details,
+                                                createdAt)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SinkBehaviour, status, failFirst, failStatus, delayMs, redirectTo,
+                                                redirectStatus, closeConnection, body)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SinkRequest, number, receivedAt, method, path, headers, body,
+                                                signatureValid, signatureCheck, endpointId, answer, answeredStatus)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Sink, id, name, behaviour, received, requests, createdAt)
 
 void State::RebuildIndexes() {
   accountByApiKey.clear();
@@ -59,6 +75,8 @@ void State::RebuildIndexes() {
     mailboxesByWorkspace[m.workspaceId].push_back(m.id);
     if (m.status == "ACTIVE") ++activeMailboxesByWorkspace[m.workspaceId];
   }
+  eventIndex.clear();
+  for (size_t i = 0; i < events.size(); ++i) eventIndex[events[i].id] = i;
 }
 
 Account& State::AddAccount(Account a) {
@@ -139,8 +157,34 @@ Event& State::Emit(std::string type, std::string account_id, json data, Millis n
   e.accountId = std::move(account_id);
   e.createdMs = now;
   e.data = std::move(data);
+  eventIndex[e.id] = events.size();
   events.push_back(std::move(e));
-  return events.back();
+  Event& emitted = events.back();
+  // Part 6: each event goes to every active endpoint of its account subscribed to its type. The
+  // jobs are state, so a delivery not yet made survives a dump/load (at-least-once).
+  for (const WebhookEndpoint* endpoint : SubscribedEndpoints(*this, emitted)) {
+    Schedule(now, kDeliverJob, {{"eventId", emitted.id}, {"endpointId", endpoint->id}, {"attempt", 1}});
+  }
+  return emitted;
+}
+
+const Event* State::FindEvent(const std::string& id) const {
+  auto it = eventIndex.find(id);
+  return it == eventIndex.end() ? nullptr : &events[it->second];
+}
+
+Notification& State::Notify(const std::string& account_id, std::string subject, std::string message, json details,
+                            Millis now) {
+  Notification n;
+  n.id = "ntf_" + std::to_string(notifications.size() + 1);
+  n.accountId = account_id;
+  if (const Account* a = accounts.Find(account_id)) n.to = a->user.email;
+  n.subject = std::move(subject);
+  n.message = std::move(message);
+  n.details = std::move(details);
+  n.createdAt = now;
+  notifications.push_back(std::move(n));
+  return notifications.back();
 }
 
 namespace {
@@ -183,6 +227,10 @@ json DumpState(const State& s) {
   for (const auto& [key, job] : s.jobs) jobs.push_back(job);
   j["jobs"] = jobs;
   j["nextJobSeq"] = s.nextJobSeq;
+  j["webhookEndpoints"] = TableToJson(s.webhookEndpoints);
+  j["deliveries"] = s.deliveries;
+  j["notifications"] = s.notifications;
+  j["sinks"] = TableToJson(s.sinks);
   return j;
 }
 
@@ -207,6 +255,8 @@ State LoadState(const json& j) {
   TableFromJson(j, "invoices", s.invoices);
   TableFromJson(j, "placementCarts", s.placementCarts);
   TableFromJson(j, "placementTests", s.placementTests);
+  TableFromJson(j, "webhookEndpoints", s.webhookEndpoints);
+  TableFromJson(j, "sinks", s.sinks);
   try {
     if (j.contains("catalogue")) s.catalogue = j.at("catalogue").get<std::vector<CatalogueEntry>>();
     if (j.contains("plans")) s.plans = j.at("plans").get<std::vector<Plan>>();
@@ -217,6 +267,8 @@ State LoadState(const json& j) {
       }
     }
     if (j.contains("nextJobSeq")) s.nextJobSeq = j.at("nextJobSeq").get<std::uint64_t>();
+    if (j.contains("deliveries")) s.deliveries = j.at("deliveries").get<std::vector<DeliveryAttempt>>();
+    if (j.contains("notifications")) s.notifications = j.at("notifications").get<std::vector<Notification>>();
   } catch (const std::exception& e) {
     throw std::invalid_argument(std::string("state: ") + e.what());
   }
@@ -239,6 +291,9 @@ State LoadState(const json& j) {
   for (const auto& t : s.placementTests)
     if (!s.placementCarts.Contains(t.cartOrderId))
       throw std::invalid_argument("state.placementTests: " + t.id + " names unknown cart " + t.cartOrderId);
+  for (const auto& e : s.webhookEndpoints)
+    if (!s.accounts.Contains(e.accountId))
+      throw std::invalid_argument("state.webhookEndpoints: " + e.id + " names unknown account " + e.accountId);
   s.RebuildIndexes();
   return s;
 }

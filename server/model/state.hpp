@@ -195,6 +195,83 @@ struct Event {
   json data = json::object();
 };
 
+// ---- Webhooks (Part 4.10, Part 6) ------------------------------------------------------------
+
+// Part 2 "Webhook endpoint" plus what delivery needs. The secret is stored (deliveries are signed
+// with it) but the API returns it only once, at creation.
+struct WebhookEndpoint {
+  std::string id, accountId, url;
+  std::vector<std::string> enabledEvents;
+  std::string status = "active";  // active | disabled (Part 3)
+  std::string secret;             // whsec_...
+  std::int64_t consecutiveFailures = 0;  // Part 3: 20 in a row -> disabled
+  Millis createdAt = 0, updatedAt = 0;
+  std::optional<Millis> disabledAt;
+  std::optional<std::string> disabledReason;
+};
+
+// One delivery attempt (GET /_sim/deliveries). `status`: succeeded | failed | dropped (a pending
+// attempt that will never be made: its endpoint was disabled). Times are simulated; durationMs
+// is the real time the HTTP exchange took.
+struct DeliveryAttempt {
+  std::string id;  // "dlv_" + the seq of the job that carried it
+  std::uint64_t jobSeq = 0;
+  std::string eventId, eventType, endpointId, accountId, url;
+  std::int64_t attempt = 1;  // 1..8
+  std::string status;
+  Millis scheduledAt = 0;
+  std::optional<Millis> sentAt;
+  std::optional<std::int64_t> responseStatus;
+  std::optional<std::string> error;
+  std::optional<std::string> responseBody;  // first bytes only
+  std::optional<std::int64_t> durationMs;
+  std::optional<std::int64_t> signatureTimestamp;  // the `t` that was signed
+  std::optional<Millis> nextAttemptAt;
+  std::int64_t consecutiveFailures = 0;  // the endpoint's counter after this attempt
+};
+
+// Something emsim would have told the account owner (Part 3: "the owner is notified by email").
+struct Notification {
+  std::string id, accountId;
+  std::string channel = "email";
+  std::string to, subject, message;
+  json details = json::object();
+  Millis createdAt = 0;
+};
+
+// Built-in webhook receiver (/_sim/sinks): answers by its behaviour script, records requests.
+struct SinkBehaviour {
+  std::int64_t status = 200;      // answer once the first failFirst requests are over
+  std::int64_t failFirst = 0;     // the first N requests are answered with failStatus
+  std::int64_t failStatus = 500;
+  std::int64_t delayMs = 0;       // wait (real time) before answering
+  std::optional<std::string> redirectTo;  // answer redirectStatus with this Location
+  std::int64_t redirectStatus = 302;
+  bool closeConnection = false;   // close the connection without answering
+  std::string body = "{\"received\":true}";
+};
+
+struct SinkRequest {
+  std::int64_t number = 0;  // 1-based, per sink
+  Millis receivedAt = 0;    // simulated
+  std::string method, path;
+  std::map<std::string, std::string> headers;  // lower-cased names
+  std::string body;                            // raw, as received
+  std::optional<bool> signatureValid;          // null: no endpoint has this sink's URL
+  std::string signatureCheck;                  // why (or why not)
+  std::optional<std::string> endpointId;       // whose secret verified it
+  std::string answer;                          // "status 500", "redirect 302 -> X", "closed"
+  std::optional<std::int64_t> answeredStatus;
+};
+
+struct Sink {
+  std::string id, name;
+  SinkBehaviour behaviour;
+  std::int64_t received = 0;
+  std::vector<SinkRequest> requests;
+  Millis createdAt = 0;
+};
+
 // Delayed work is data, so pending work survives a state dump/load and a reset clears it.
 // The scheduler (sim/scheduler) runs jobs in (dueMs, seq) order.
 struct Job {
@@ -226,6 +303,11 @@ struct State {
   std::map<std::pair<Millis, std::uint64_t>, Job> jobs;
   std::uint64_t nextJobSeq = 1;
 
+  Table<WebhookEndpoint> webhookEndpoints;
+  std::vector<DeliveryAttempt> deliveries;
+  std::vector<Notification> notifications;
+  Table<Sink> sinks;
+
   // ---- derived indexes (never dumped) ----------------------------------------------------------
   // Rebuilt by RebuildIndexes (fixture load, state load) and kept current by the mutators below,
   // so a list answers in time proportional to its page, not to the whole state (issue 7: list
@@ -237,6 +319,7 @@ struct State {
   std::unordered_map<std::string, std::vector<std::string>> domainsByWorkspace;         // workspace id -> domain ids
   std::unordered_map<std::string, std::vector<std::string>> mailboxesByWorkspace;       // workspace id -> mailbox ids
   std::unordered_map<std::string, std::int64_t> activeMailboxesByWorkspace;             // status ACTIVE
+  std::unordered_map<std::string, size_t> eventIndex;                                   // event id -> position in events
 
   void RebuildIndexes();
   Account& AddAccount(Account a);
@@ -250,8 +333,15 @@ struct State {
   // Schedules delayed work; answers the job's seq.
   std::uint64_t Schedule(Millis due, std::string kind, json args);
 
-  // Records an event in the outbox (Part 6 envelope). Delivery is the events layer's business.
+  // Records an event in the outbox (Part 6 envelope) and fans it out: one "webhooks.deliver" job,
+  // due now, per active endpoint of the account subscribed to the type (model/webhooks.hpp).
+  // Sending, signing and retrying are the events layer's business (server/events/).
   Event& Emit(std::string type, std::string account_id, json data, Millis now);
+  const Event* FindEvent(const std::string& id) const;
+
+  // Records a message to an account's owner (GET /_sim/notifications).
+  Notification& Notify(const std::string& account_id, std::string subject, std::string message, json details,
+                       Millis now);
 };
 
 // "" when every derived index matches a fresh rebuild; else what differs (tests call this).
@@ -286,5 +376,11 @@ EMSIM_DECLARE_JSON(Address)
 EMSIM_DECLARE_JSON(Email)
 EMSIM_DECLARE_JSON(Event)
 EMSIM_DECLARE_JSON(Job)
+EMSIM_DECLARE_JSON(WebhookEndpoint)
+EMSIM_DECLARE_JSON(DeliveryAttempt)
+EMSIM_DECLARE_JSON(Notification)
+EMSIM_DECLARE_JSON(SinkBehaviour)
+EMSIM_DECLARE_JSON(SinkRequest)
+EMSIM_DECLARE_JSON(Sink)
 
 }  // namespace emsim::model

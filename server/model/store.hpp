@@ -4,6 +4,7 @@
 // requests never lose an update: a wallet debit and its balance check happen under one lock.
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -53,6 +54,7 @@ class Store {
     AwaitBaseline();
     std::unique_lock lock(mu_);
     state_ = *baseline_;
+    ++generation_;
   }
 
   json Dump() const {
@@ -66,7 +68,12 @@ class Store {
     AwaitBaseline();
     std::unique_lock lock(mu_);
     state_ = std::move(next);
+    ++generation_;
   }
+
+  // Counts Reset() and Load(): work begun on one state (a webhook attempt in flight) compares it
+  // before writing its result, so it never lands in the state that replaced it.
+  std::uint64_t generation() const { return generation_.load(); }
 
  private:
   void AwaitBaseline() {
@@ -76,6 +83,7 @@ class Store {
   }
 
   mutable std::shared_mutex mu_;
+  std::atomic<std::uint64_t> generation_{0};
   State state_;
   std::unique_ptr<State> baseline_;
   std::atomic<bool> baseline_ready_{false};

@@ -1,0 +1,109 @@
+#include "events/dispatcher.hpp"
+
+#include "events/signer.hpp"
+#include "sim/log.hpp"
+
+namespace emsim::events {
+
+Dispatcher::Dispatcher(app::Services& svc) : svc_(svc) {
+  transport_.timeoutMs = svc.options.webhookTimeoutMs;
+  transport_.caFile = svc.options.webhookCaFile;
+  transport_.insecure = svc.options.webhookInsecure;
+}
+
+Dispatcher::~Dispatcher() { Stop(); }
+
+void Dispatcher::Run(const model::Job& job) {
+  const std::uint64_t generation = svc_.store.generation();
+  if (svc_.clock.mode() == sim::ClockMode::kManual) {
+    Attempt(job, generation);  // inside the advance: time-ordered and deterministic
+    return;
+  }
+  std::lock_guard lock(mu_);
+  if (stop_) return;
+  if (workers_.empty())
+    for (size_t i = 0; i < kDeliveryWorkers; ++i) workers_.emplace_back([this] { Work(); });
+  queue_.emplace_back(job, generation);
+  cv_.notify_one();
+}
+
+void Dispatcher::Work() {
+  for (;;) {
+    std::pair<model::Job, std::uint64_t> item;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      if (stop_) return;
+      item = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    try {
+      Attempt(item.first, item.second);
+    } catch (const std::exception& e) {
+      sim::Log("error", "webhook attempt failed", {{"job", item.first.seq}, {"what", e.what()}});
+    }
+  }
+}
+
+void Dispatcher::Reset() {
+  std::lock_guard lock(mu_);
+  queue_.clear();
+}
+
+void Dispatcher::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+    queue_.clear();
+  }
+  cv_.notify_all();
+  for (auto& t : workers_)
+    if (t.joinable()) t.join();
+  workers_.clear();
+}
+
+void Dispatcher::Attempt(const model::Job& job, std::uint64_t generation) {
+  // 1. What to send, under the lock (a disabled endpoint's attempt is recorded as dropped).
+  std::optional<model::AttemptPlan> plan;
+  svc_.store.Write([&](model::State& s) {
+    if (svc_.store.generation() != generation) return;  // the state was reset or replaced
+    plan = model::BeginAttempt(s, job, svc_.clock.Now());
+  });
+  if (!plan) return;
+  auto url = model::ParseUrl(plan->url);
+
+  // 2. Sign and send, with no lock held.
+  model::AttemptOutcome outcome;
+  outcome.sentAt = svc_.clock.Now();
+  // DESIGN.md gap decision: `t` is wall-clock time (receivers compare it with their own clock);
+  // --sign-with-simulated-time signs with the simulated clock instead.
+  outcome.signatureTimestamp =
+      (svc_.options.signWithSimulatedTime ? outcome.sentAt : sim::Clock::WallNow()) / model::kSecond;
+  if (!url) {
+    outcome.error = "bad url: " + url.error().errors.front().msg;  // a hand-edited state dump
+  } else {
+    const std::vector<std::pair<std::string, std::string>> headers = {
+        {"Content-Type", "application/json"},
+        {"User-Agent", kUserAgent},
+        {"X-Service-Signature", SignatureHeader(plan->secret, outcome.signatureTimestamp, plan->body)},
+    };
+    PostResult r = PostJson(*url, headers, plan->body, transport_);
+    outcome.status = r.status;
+    outcome.error = r.error;
+    outcome.responseBody = r.body;
+    outcome.durationMs = r.durationMs;
+  }
+
+  // 3. The outcome, under the lock: counter, retry job or auto-disable.
+  svc_.store.Write([&](model::State& s) {
+    if (svc_.store.generation() != generation) return;
+    const auto& d = model::FinishAttempt(s, *plan, outcome, svc_.clock.Now());
+    if (const auto* ep = s.webhookEndpoints.Find(d.endpointId); ep && ep->status == "disabled" && ep->disabledAt &&
+                                                                 *ep->disabledAt == svc_.clock.Now())
+      sim::Log("warn", "webhook endpoint disabled", {{"endpoint", ep->id}, {"url", ep->url},
+                                                     {"reason", ep->disabledReason.value_or("")}});
+  });
+  svc_.scheduler.Poke();
+}
+
+}  // namespace emsim::events
