@@ -284,6 +284,12 @@ std::optional<AttemptPlan> BeginAttempt(State& s, const Job& job, Millis now) {
   p.body = EventEnvelope(*ev).dump();
   p.attempt = job.args.value("attempt", std::int64_t{1});
   p.scheduledAt = job.dueMs;
+  if (p.attempt < kMaxAttempts) {
+    const Millis next = now + kRetryDelays[p.attempt - 1];
+    const std::uint64_t seq =
+        s.Schedule(next, kDeliverJob, {{"eventId", p.eventId}, {"endpointId", p.endpointId}, {"attempt", p.attempt + 1}});
+    p.retryJob = std::make_pair(next, seq);
+  }
   return p;
 }
 
@@ -309,6 +315,7 @@ const DeliveryAttempt& FinishAttempt(State& s, const AttemptPlan& plan, const At
   const bool success = o.error.empty() && o.status && *o.status >= 200 && *o.status <= 299;
   d.status = success ? "succeeded" : "failed";
 
+  if (success && plan.retryJob) s.jobs.erase(*plan.retryJob);  // delivered: no next attempt
   WebhookEndpoint* ep = s.webhookEndpoints.Find(plan.endpointId);
   bool disable = false;
   if (ep) {
@@ -316,12 +323,9 @@ const DeliveryAttempt& FinishAttempt(State& s, const AttemptPlan& plan, const At
       ep->consecutiveFailures = 0;  // Part 3: any success resets the counter
     } else {
       ++ep->consecutiveFailures;
-      if (plan.attempt < kMaxAttempts) {
-        const Millis next = now + kRetryDelays[plan.attempt - 1];
-        s.Schedule(next, kDeliverJob,
-                   {{"eventId", plan.eventId}, {"endpointId", plan.endpointId}, {"attempt", plan.attempt + 1}});
-        d.nextAttemptAt = next;
-      }
+      // The next attempt was scheduled when this one began; it is still there unless the
+      // endpoint was disabled meanwhile (then it was dropped and recorded so).
+      if (plan.retryJob && s.jobs.count(*plan.retryJob)) d.nextAttemptAt = plan.retryJob->first;
       disable = ep->status == "active" && ep->consecutiveFailures >= kDisableAfterFailures;
     }
     d.consecutiveFailures = ep->consecutiveFailures;

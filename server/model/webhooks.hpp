@@ -77,9 +77,13 @@ struct AttemptPlan {
   std::string body;  // the raw envelope, byte for byte what is signed and sent
   std::int64_t attempt = 1;
   Millis scheduledAt = 0;
+  std::optional<std::pair<Millis, std::uint64_t>> retryJob;  // key in State::jobs of the next attempt
 };
 // Looks up the job's event and endpoint. When the attempt must not be made (endpoint disabled or
-// gone, event gone) it is recorded as dropped and nullopt is answered.
+// gone, event gone) it is recorded as dropped and nullopt is answered. Otherwise the next attempt
+// is scheduled at once, before anything is sent (write-ahead): a state dumped while this attempt
+// is in flight still holds a delivery of the event (Part 6: at-least-once). FinishAttempt cancels
+// it on success.
 std::optional<AttemptPlan> BeginAttempt(State& s, const Job& job, Millis now);
 
 struct AttemptOutcome {
@@ -90,9 +94,9 @@ struct AttemptOutcome {
   std::int64_t durationMs = 0;
   std::int64_t signatureTimestamp = 0;
 };
-// Records the attempt; Part 6: a 2xx succeeds and resets the endpoint's counter; anything else
-// counts a failure and schedules the next attempt after kRetryDelays; Part 3: the 20th failure
-// in a row disables the endpoint.
+// Records the attempt; Part 6: a 2xx succeeds, resets the endpoint's counter and cancels the next
+// attempt; anything else counts a failure and keeps the next attempt (kRetryDelays after this
+// one began); Part 3: the 20th failure in a row disables the endpoint.
 const DeliveryAttempt& FinishAttempt(State& s, const AttemptPlan& plan, const AttemptOutcome& outcome, Millis now);
 
 // Sets an endpoint disabled and drops its pending deliveries (each recorded as dropped);

@@ -123,6 +123,27 @@ TEST(WebhooksModel, TheTwentiethConsecutiveFailureDisablesAndDropsPendingDeliver
   EXPECT_EQ(s.webhookEndpoints.Find(id)->consecutiveFailures, 0);
 }
 
+TEST(WebhooksModel, AnAttemptInFlightIsCoveredByADumpAndCancelledWhenItSucceeds) {
+  State s = TwoAccounts();
+  Endpoint(s, "acc_a", {"domain.updated"});
+  s.Emit("domain.updated", "acc_a", json::object(), kT0);
+  Job job = s.jobs.begin()->second;
+  s.jobs.erase(s.jobs.begin());  // the scheduler took it
+  auto plan = BeginAttempt(s, job, kT0);
+  ASSERT_TRUE(plan);
+  // Dumped while the POST is on the wire: the loaded state still delivers the event.
+  State loaded = LoadState(DumpState(s));
+  ASSERT_EQ(loaded.jobs.size(), 1u);
+  EXPECT_EQ(loaded.jobs.begin()->second.args["attempt"], 2);
+  EXPECT_EQ(loaded.jobs.begin()->second.dueMs, kT0 + kMinute);
+  // The live state: the attempt succeeds, so no second attempt.
+  AttemptOutcome ok;
+  ok.status = 200;
+  FinishAttempt(s, *plan, ok, kT0);
+  EXPECT_TRUE(s.jobs.empty());
+  EXPECT_FALSE(s.deliveries.back().nextAttemptAt);
+}
+
 TEST(WebhooksModel, UrlRules) {
   EXPECT_TRUE(CheckWebhookUrl("https://a.example.com/x", false).ok());
   EXPECT_TRUE(CheckWebhookUrl("http://localhost/x", false).ok());
