@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 
 #include "model/time.hpp"
 #include "tests/webhook_receiver.hpp"
@@ -133,6 +134,30 @@ TEST(WebhookDelivery, EachEventGoesToEveryActiveSubscribedEndpointOfItsAccountOn
     const std::string t = sig.substr(2, sig.find(',') - 2);
     EXPECT_EQ(sig.substr(sig.find("v1=") + 3), TestHmacSha256Hex(ep.secret, t + "." + hit.body)) << path;
   }
+}
+
+TEST(WebhookDelivery, EventsEmittedByOperationsAreDeliveredAndFitTheirSchemas) {
+  // Not a trigger: a domain operation's own State::Emit calls reach the receiver.
+  Receiver receiver;
+  TestServer server;
+  auto endpoint = CreateEndpoint(server, receiver.Url(), {"domain.updated", "domain.connection_status_changed"});
+  auto moved = server.Post("/_sim/domains/dom_nw_01/transition", {{"status", "CONNECTED"}}, "");
+  ASSERT_EQ(moved.status, 200) << moved.raw;
+  server.Advance("0s");
+  auto hits = receiver.Hits();
+  ASSERT_EQ(hits.size(), 2u);
+  std::set<std::string> types;
+  for (const auto& hit : hits) {
+    json body = json::parse(hit.body);
+    types.insert(body["type"]);
+    EXPECT_CONFORMS(server, "resources/event_envelope", body);
+    EXPECT_CONFORMS(server, "events/" + body["type"].get<std::string>(), body);
+    EXPECT_EQ(body["data"]["domainDetails"]["id"], "dom_nw_01");
+    const std::string sig = hit.Header("X-Service-Signature");
+    const std::string t = sig.substr(2, sig.find(',') - 2);
+    EXPECT_EQ(sig.substr(sig.find("v1=") + 3), TestHmacSha256Hex(endpoint.secret, t + "." + hit.body));
+  }
+  EXPECT_EQ(types, (std::set<std::string>{"domain.updated", "domain.connection_status_changed"}));
 }
 
 // ---- retries (Part 6: 1m 5m 30m 2h 5h 10h 24h; 8 attempts) -----------------------------------------
