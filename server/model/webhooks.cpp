@@ -420,21 +420,6 @@ json MailboxDetailsOf(const State& s, const Mailbox& m) {
           {"createdAt", FormatIso(m.createdAt)}};
 }
 
-json SubscriptionDetailsOf(const Subscription& x) {
-  return {{"id", x.id},
-          {"subscriptionId", x.subscriptionId},
-          {"subscriptionStatus", x.subscriptionStatus},
-          {"plan", x.plan},
-          {"price", x.price},
-          {"totalMailboxQuantity", x.totalMailboxQuantity},
-          {"periodStart", FormatIso(x.periodStart)},
-          {"periodEnd", FormatIso(x.periodEnd)},
-          {"subscriptionCreationDate", FormatIso(x.subscriptionCreationDate)},
-          {"planUpgradeCancelPossible", x.planUpgradeCancelPossible},
-          {"paymentFailureMessage", x.paymentFailureMessage},
-          {"invoiceDetails", x.invoiceDetails}};
-}
-
 json WorkspaceDetailsOf(const Workspace& w) {
   return {{"id", w.id}, {"name", w.name}, {"isDefault", w.isDefault}, {"createdAt", FormatIso(w.createdAt)}};
 }
@@ -459,13 +444,18 @@ Result<json> DetailsOf(const State& s, const EventTypeInfo& type, const std::str
   if (resource == "subscription") {
     for (const auto& x : s.subscriptions)  // the record id or the external subscriptionId
       if (x.accountId == account_id && (x.id == object_id || x.subscriptionId == object_id))
-        return SubscriptionDetailsOf(x);
+        return SubscriptionDetails(s, x);
     return not_found();
   }
   if (resource == "workspace") {
     const Workspace* w = s.workspaces.Find(object_id);
     if (!w || w->accountId != account_id) return not_found();
     return WorkspaceDetailsOf(*w);
+  }
+  if (resource == "placementTest") {
+    const PlacementTest* t = s.placementTests.Find(object_id);  // the orderId
+    if (!t || t->accountId != account_id) return not_found();
+    return PlacementTestDetails(s, *t);
   }
   return Error::Validation("objectId", "objectId is not supported for " + std::string(type.value) +
                                            " events; send the payload in data instead");

@@ -111,8 +111,10 @@ struct DeliveryFilter {
 // by scheduled time (ties: event, endpoint, attempt), so the listing is deterministic.
 std::vector<DeliveryAttempt> ListDeliveries(const State& s, const DeliveryFilter& f);
 
-// POST /_sim/events: an event of any Part 6 type for the account of `apiKey`. With `objectId`, the
-// payload is built from that record's current state (`<resource>Details` + empty previousState);
+// POST /_sim/events: an event of any Part 6 type for the account of `apiKey`. With `objectId` (a
+// domain, mailbox, subscription, placement test order or workspace of that account), the payload
+// is built from that record's current state (`<resource>Details` + empty previousState), with the
+// builders of model/payloads where the emitting operations have them;
 // `data` is merged over it (objects deeply, anything else replaced).
 struct TriggerInput {
   std::string type, apiKey;

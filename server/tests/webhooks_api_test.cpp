@@ -216,6 +216,7 @@ TEST(SimEvents, TriggerBuildsThePayloadFromTheObjectAndDataOverridesIt) {
   EXPECT_EQ(ev["data"]["domainDetails"]["domain"], "northwindreach.com");
   EXPECT_CONFORMS(server, "resources/domain_event_record", ev["data"]["domainDetails"]);
   EXPECT_EQ(ev["data"]["previousState"], json({{"status", "CONNECTED"}}));
+  EXPECT_EQ(r.body["schemaIssues"], json::array()) << "fits the domains work's event schema";
 
   auto mailbox = server.Post("/_sim/events", {{"type", "mailbox.updated"}, {"apiKey", kAliceKey}, {"objectId", "mbx_nw_01_01"}}, "");
   ASSERT_EQ(mailbox.status, 201) << mailbox.raw;
@@ -229,12 +230,22 @@ TEST(SimEvents, TriggerBuildsThePayloadFromTheObjectAndDataOverridesIt) {
                          {{"type", "subscription.status_changed"}, {"apiKey", kAliceKey}, {"objectId", "sub_alice_ent"}}, "");
   ASSERT_EQ(sub.status, 201) << sub.raw;
   EXPECT_EQ(sub.body["event"]["data"]["subscriptionDetails"]["id"], "srec_alice_ent");
+  // Nothing changed, so previousState is empty: the subscriptions schema wants a change, and says so.
+  ASSERT_EQ(sub.body["schemaIssues"].size(), 1u);
+  EXPECT_NE(sub.body["schemaIssues"][0].get<std::string>().find("/data/previousState"), std::string::npos);
+  sub = server.Post("/_sim/events",
+                    {{"type", "subscription.status_changed"},
+                     {"apiKey", kAliceKey},
+                     {"objectId", "sub_alice_ent"},
+                     {"data", {{"previousState", {{"subscriptionStatus", "CANCELLED"}}}}}},
+                    "");
+  EXPECT_EQ(sub.body["schemaIssues"], json::array()) << "with the old value given, it fits";
   auto free_form = server.Post("/_sim/events", {{"type", "export.completed"}, {"apiKey", kBobKey}, {"data", {{"x", 1}}}}, "");
   ASSERT_EQ(free_form.status, 201);
   EXPECT_EQ(free_form.body["event"]["data"], json({{"x", 1}}));
 
   auto list = server.Get("/_sim/events?accountId=acc_alice", "");
-  EXPECT_EQ(list.body["events"].size(), 4u);
+  EXPECT_EQ(list.body["events"].size(), 5u);
   EXPECT_EQ(server.Get("/_sim/events?type=export.completed", "").body["events"][0]["accountId"], "acc_bob");
   EXPECT_EQ(server.Get("/_sim/events?limit=1", "").body["events"][0]["type"], "export.completed");
 }
