@@ -214,4 +214,27 @@ json WebhookEndpointRecord(const model::WebhookEndpoint& e, bool with_secret) {
   return j;
 }
 
+json EmailSummaryRecord(const model::Email& e) {
+  auto addresses = [](const std::vector<model::Address>& list) {
+    json out = json::array();
+    for (const auto& a : list) out.push_back({{"name", a.name}, {"address", a.address}});
+    return out;
+  };
+  return {{"account", e.account},
+          {"threadId", e.threadId},
+          {"messageId", e.messageId},
+          {"subject", e.subject},
+          {"snippet", e.snippet},
+          {"date", FormatIso(e.date)},
+          {"from", addresses(e.from)},
+          {"to", addresses(e.to)},
+          {"cc", e.cc},
+          {"size", e.size},
+          {"labels", e.labels},
+          {"folderPath", e.folderPath},
+          {"isRead", e.isRead},
+          {"isStarred", e.isStarred},
+          {"hasAttachments", e.hasAttachments}};
+}
+
 }  // namespace emsim::api

@@ -15,6 +15,7 @@ json AvailableDomainRecord(const model::AvailableDomain& a);  // Part 2 "Availab
 json DnsCheckRecord(const model::Domain& d);                   // Part 2 "DNS check result"
 json CheckoutRecord(const model::Checkout& c, const std::string& url);  // GET /_sim/checkout/:id
 json MailboxRecord(const model::State& s, const model::Mailbox& m);
+json EmailSummaryRecord(const model::Email& e);  // Part 2 "Email message summary"
 json OptionalTime(model::Millis t);  // 0 -> null
 json SubscriptionRecord(const model::Subscription& sub);            // Part 2 Subscription
 json DnsShieldSlotRecord(const model::DnsShieldSubscription& d);    // Part 2 DNS shield slot record

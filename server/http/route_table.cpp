@@ -3,6 +3,7 @@
 #include "api/dns_shield.hpp"
 #include "api/domains.hpp"
 #include "api/mailboxes.hpp"
+#include "api/onebox.hpp"
 #include "api/placement_tests.hpp"
 #include "api/sim_billing.hpp"
 #include "api/sim_control.hpp"
@@ -42,6 +43,8 @@ const std::vector<Route>& Routes() {
     // ---- Part 4.8 DNS shield (the account's lifetime-deal subscriptions) ------------------------
     {"GET",  "/v2/dns-shield/available-slots",       "dns_shield.available_slots", A::kAccount, &api::DnsShieldAvailableSlots},
     {"POST", "/v2/dns-shield/upgrade-plan",          "dns_shield.upgrade_plan", A::kAccount,  &api::DnsShieldUpgradePlan},
+    // ---- Part 4.9 mailbox search --------------------------------------------------------------
+    {"GET",  "/v2/onebox/search-emails",             "onebox.search_emails",   A::kWorkspace, &api::SearchEmails},
     // ---- Part 4.10 webhook management (account-scoped: x-workspace-key ignored) ----------------
     {"GET",   "/v2/webhooks/events",                 "webhooks.events",        A::kAccount,   &api::ListWebhookEventTypes},
     {"POST",  "/v2/webhooks/endpoints",              "webhooks.create",        A::kAccount,   &api::CreateWebhookEndpoint},

@@ -209,7 +209,8 @@ std::vector<Issue> Registry::Check(const std::string& name, const json& doc) con
     // Wrappers repeat a leaf error one level up; the leaf is the useful one.
     if (d.rfind("Failed to validate against schema associated with property", 0) == 0 ||
         d.rfind("Failed to validate item #", 0) == 0 || d.rfind("Failed to validate against child schema", 0) == 0 ||
-        d.rfind("Failed to validate against schema associated with", 0) == 0)
+        d.rfind("Failed to validate against schema associated with", 0) == 0 ||
+        d.rfind("Failed to validate against additional properties", 0) == 0)
       continue;
     Issue issue;
     for (size_t i = 1; i < e.context.size(); ++i) issue.path.push_back(Unbracket(e.context[i]));

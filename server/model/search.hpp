@@ -1,0 +1,40 @@
+#pragma once
+// Part 4.9 mailbox search over the emails held in the caller's workspace's mailboxes. The spec
+// shows no query parameters; emsim's set (README gap decision) is the obvious one below.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/auth.hpp"
+#include "model/error.hpp"
+#include "model/paging.hpp"
+#include "model/state.hpp"
+
+namespace emsim::model {
+
+inline constexpr std::int64_t kSearchDefaultLimit = 20;
+inline constexpr std::int64_t kSearchMaxLimit = 100;
+
+struct EmailQuery {
+  std::string q;        // every whitespace-separated term in subject, snippet, from or to (names, addresses)
+  std::string from;     // substring of a sender's name or address
+  std::string to;       // substring of a recipient's name or address (to and cc)
+  std::string subject;  // substring of the subject
+  std::string folder;   // folderPath, whole value
+  std::string label;    // one of the labels, whole value
+  std::string account;  // the mailbox address the email is held in, whole value
+  std::optional<bool> isRead, isStarred, hasAttachments;
+  std::optional<Millis> after, before;  // date >= after, date < before
+  std::int64_t limit = kSearchDefaultLimit, page = 1;
+};
+
+struct EmailSearchView {
+  Page page;                        // over every matching email, `limit` per page
+  std::vector<const Email*> emails;  // this page, newest first
+};
+
+// Text comparisons ignore case. Emails of the caller's workspace only, newest first (ties: the
+// later-stored first). `before` not later than `after`: 400 naming `before`.
+Result<EmailSearchView> SearchEmails(const State& s, const Caller& caller, const EmailQuery& q);
+
+}  // namespace emsim::model
