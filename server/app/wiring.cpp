@@ -2,9 +2,9 @@
 #include "events/dispatcher.hpp"
 #include "model/domain_purchase.hpp"
 #include "model/domains.hpp"
-#include "model/webhooks.hpp"
-
+#include "model/exports.hpp"
 #include "model/placement_tests.hpp"
+#include "model/webhooks.hpp"
 
 namespace emsim::app {
 
@@ -21,6 +21,10 @@ void Wire(Services& svc) {
       svc.store.Write([&](model::State& s) { model::ApplyDomainSetting(s, setting, j.args, svc.clock.Now()); });
     });
   }
+  // ---- Part 4.5 exports: an accepted export runs `exportSeconds` later (fixture timings).
+  svc.scheduler.Register("exports.run", [&svc](const model::Job& j) {
+    svc.store.Write([&](model::State& s) { model::RunExport(s, j.args.at("exportId").get<std::string>(), svc.clock.Now()); });
+  });
   // Part 4.7 test orders: PENDING -> RUNNING -> COMPLETED (model/placement_tests.hpp).
   svc.scheduler.Register(model::kPlacementAdvanceJob, [&svc](const model::Job& j) {
     svc.store.Write([&](model::State& s) { model::AdvancePlacementTests(s, j.args, svc.clock.Now()); });

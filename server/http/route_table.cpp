@@ -2,12 +2,14 @@
 
 #include "api/dns_shield.hpp"
 #include "api/domains.hpp"
+#include "api/exports.hpp"
 #include "api/mailboxes.hpp"
 #include "api/onebox.hpp"
 #include "api/placement_tests.hpp"
 #include "api/sim_billing.hpp"
 #include "api/sim_control.hpp"
 #include "api/sim_events.hpp"
+#include "api/sim_exports.hpp"
 #include "api/sinks.hpp"
 #include "api/subscriptions.hpp"
 #include "api/webhooks.hpp"
@@ -34,6 +36,9 @@ const std::vector<Route>& Routes() {
     {"POST", "/v1/domain/add-dmarc",                 "domains.add_dmarc",      A::kWorkspace, &api::AddDmarc},
     {"POST", "/v1/domain/enable-email-forwarding",   "domains.enable_forwarding", A::kWorkspace, &api::EnableForwarding},
     {"POST", "/v1/domain/enable-catch-all-email",    "domains.enable_catch_all",  A::kWorkspace, &api::EnableCatchAll},
+    // ---- Part 4.5 exports ---------------------------------------------------------------------
+    {"POST", "/v1/exports/export-mailboxes",         "exports.export_mailboxes",           A::kWorkspace, &api::ExportMailboxes},
+    {"POST", "/v1/exports/update-third-party-account", "exports.update_third_party_account", A::kWorkspace, &api::UpdateThirdPartyAccount},
     // ---- Part 4.6 subscriptions (the account's; workspace headers ignored) ----------------------
     {"GET",  "/v1/user/subscriptions",               "subscriptions.list",     A::kAccount,   &api::ListSubscriptions},
     {"POST", "/v1/user/cancel-subscription",         "subscriptions.cancel",   A::kAccount,   &api::CancelSubscription},
@@ -77,6 +82,8 @@ const std::vector<Route>& Routes() {
     {"GET",   "/_sim/sinks/:id",                     "sim.sinks.get",          A::kControl,   &api::SimGetSink},
     {"PATCH", "/_sim/sinks/:id",                     "sim.sinks.update",       A::kControl,   &api::SimUpdateSink},
     {"POST",  "/_sim/sinks/:id/receive",             "sim.sinks.receive",      A::kControl,   &api::SimSinkReceive},
+    {"GET",  "/_sim/exports",                        "sim.exports.list",       A::kControl,   &api::SimListExports},
+    {"GET",  "/_sim/exports/:id",                    "sim.exports.get",        A::kControl,   &api::SimGetExport},
   };
   // clang-format on
   return kRoutes;

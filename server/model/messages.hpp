@@ -13,6 +13,9 @@ inline constexpr const char* kUnsupportedMediaType = "Content-Type must be appli
 inline constexpr const char* kMalformedJson = "Malformed JSON body";
 inline constexpr const char* kBillingSaved = "Billing details added successfully";
 inline constexpr const char* kSuccess = "Success";
+inline constexpr const char* kExportStarted = "Mailbox export started";
+inline constexpr const char* kExportSelectsNothing = "No mailbox matches the selection (ids, excludeIds, tagIds, contains, status)";
+inline constexpr const char* kThirdPartyAccountUpdated = "Third-party account updated";
 
 // Part 4.4 domains
 inline constexpr const char* kYearsRange = "must be a whole number of years from 1 to 10";

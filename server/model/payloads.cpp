@@ -90,4 +90,29 @@ json PlacementTestDetails(const State& s, const PlacementTest& t) {
           {"updatedAt", FormatIso(t.updatedAt)}};
 }
 
+json ExportDetails(const MailboxExport& x) {
+  json results = json::array();
+  for (const auto& r : x.results)
+    results.push_back({{"app", r.app}, {"status", r.status}, {"rows", r.rows}, {"accountEmail", r.accountEmail},
+                       {"error", r.error}});
+  return {{"id", x.id},
+          {"workspaceId", x.workspaceId},
+          {"apps", x.apps},
+          {"mailboxCount", x.mailboxIds.size()},
+          {"status", x.status},
+          {"createdAt", FormatIso(x.createdAt)},
+          {"completedAt", x.completedAt ? json(FormatIso(x.completedAt)) : json(nullptr)},
+          {"failureReason", x.failureReason},
+          {"reconnectedAt", x.reconnectedAt ? json(FormatIso(x.reconnectedAt)) : json(nullptr)},
+          {"results", std::move(results)}};
+}
+
+json ThirdPartyAccountDetails(const ThirdPartyAccount& t) {
+  return {{"id", t.id},
+          {"app", t.app},
+          {"email", t.email},
+          {"createdAt", FormatIso(t.createdAt)},
+          {"updatedAt", FormatIso(t.updatedAt)}};
+}
+
 }  // namespace emsim::model

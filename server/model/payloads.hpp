@@ -26,4 +26,12 @@ json SubscriptionDetails(const State& s, const Subscription& sub);
 // mailboxEmail, status) plus what ties it to its purchase and mailbox.
 json PlacementTestDetails(const State& s, const PlacementTest& t);
 
+// export.* events (Part 6 Exports category; payload shape is emsim's gap decision): the export
+// record without the CSV and without the sent addresses (those are on GET /_sim/exports/:id).
+json ExportDetails(const MailboxExport& x);
+
+// export.reconnected: the third-party account whose credentials were stored. Never a password
+// nor its fingerprint.
+json ThirdPartyAccountDetails(const ThirdPartyAccount& t);
+
 }  // namespace emsim::model

@@ -45,6 +45,13 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Address, name, address)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Email, id, accountId, workspaceId, account, threadId, messageId,
                                                 subject, snippet, date, from, to, cc, size, labels, folderPath,
                                                 isRead, isStarred, hasAttachments)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ExportAppResult, app, status, rows, accountEmail, sentMailboxes,
+                                                error)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MailboxExport, id, accountId, workspaceId, apps, mailboxIds, filters,
+                                                status, createdAt, completedAt, failureReason, reconnectedAt,
+                                                results, csv)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ThirdPartyAccount, id, accountId, app, email, passwordFingerprint,
+                                                createdAt, updatedAt)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Event, id, type, accountId, createdMs, apiVersion, data)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Job, seq, dueMs, kind, args)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WebhookEndpoint, id, accountId, url, enabledEvents, status, secret,
@@ -219,6 +226,8 @@ json DumpState(const State& s) {
   j["invoices"] = TableToJson(s.invoices);
   j["placementCarts"] = TableToJson(s.placementCarts);
   j["placementTests"] = TableToJson(s.placementTests);
+  j["exports"] = TableToJson(s.exports);
+  j["thirdPartyAccounts"] = TableToJson(s.thirdPartyAccounts);
   j["catalogue"] = s.catalogue;
   j["plans"] = s.plans;
   j["checkouts"] = TableToJson(s.checkouts);
@@ -257,6 +266,8 @@ State LoadState(const json& j) {
   TableFromJson(j, "placementTests", s.placementTests);
   TableFromJson(j, "webhookEndpoints", s.webhookEndpoints);
   TableFromJson(j, "sinks", s.sinks);
+  TableFromJson(j, "exports", s.exports);
+  TableFromJson(j, "thirdPartyAccounts", s.thirdPartyAccounts);
   try {
     if (j.contains("catalogue")) s.catalogue = j.at("catalogue").get<std::vector<CatalogueEntry>>();
     if (j.contains("plans")) s.plans = j.at("plans").get<std::vector<Plan>>();
@@ -294,6 +305,12 @@ State LoadState(const json& j) {
   for (const auto& e : s.webhookEndpoints)
     if (!s.accounts.Contains(e.accountId))
       throw std::invalid_argument("state.webhookEndpoints: " + e.id + " names unknown account " + e.accountId);
+  for (const auto& x : s.exports)
+    if (!s.workspaces.Contains(x.workspaceId))
+      throw std::invalid_argument("state.exports: " + x.id + " names unknown workspace " + x.workspaceId);
+  for (const auto& t : s.thirdPartyAccounts)
+    if (!s.accounts.Contains(t.accountId))
+      throw std::invalid_argument("state.thirdPartyAccounts: " + t.id + " names unknown account " + t.accountId);
   s.RebuildIndexes();
   return s;
 }

@@ -187,6 +187,41 @@ struct Email {
   bool isRead = false, isStarred = false, hasAttachments = false;
 };
 
+// What one app of an export received when the export job ran (Part 4.5; the record's fields
+// are not shown by the spec, so emsim keeps what a test needs to check the effect).
+struct ExportAppResult {
+  std::string app;
+  std::string status;                        // COMPLETED | FAILED
+  std::int64_t rows = 0;                     // mailboxes written (CSV) or sent (third-party app)
+  std::optional<std::string> accountEmail;   // third-party account the mailboxes were sent to
+  std::vector<std::string> sentMailboxes;    // addresses sent to a third-party app
+  std::optional<std::string> error;          // why this app failed
+};
+
+// An export of mailboxes (Part 4.5). The selection is fixed when the request is accepted; the
+// job (kind "exports.run") fills `results` and, for MANUAL, `csv`. STARTED -> COMPLETED | FAILED.
+struct MailboxExport {
+  std::string id, accountId, workspaceId;
+  std::vector<std::string> apps;
+  std::vector<std::string> mailboxIds;
+  json filters = json::object();             // the request's selection, as sent
+  std::string status = "STARTED";
+  Millis createdAt = 0, completedAt = 0;     // completedAt 0: not finished
+  std::optional<std::string> failureReason;
+  Millis reconnectedAt = 0;                  // credentials fixed after a failure (export.reconnected)
+  std::vector<ExportAppResult> results;
+  std::optional<std::string> csv;            // MANUAL only, once completed
+};
+
+// Credentials of a third-party account used by exports (Part 4.5 update-third-party-account),
+// one per (account, app, email). The password itself is never kept: only a SHA-256 fingerprint
+// computed by the API layer, so dumps, journals and logs never hold it.
+struct ThirdPartyAccount {
+  std::string id, accountId, app, email;
+  std::string passwordFingerprint;  // "sha256:<hex>"
+  Millis createdAt = 0, updatedAt = 0;
+};
+
 // Part 6 envelope plus who owns it. `created` is Unix seconds of simulated time.
 struct Event {
   std::string id, type, accountId;
@@ -295,6 +330,8 @@ struct State {
   Table<Invoice> invoices;
   Table<PlacementCart> placementCarts;
   Table<PlacementTest> placementTests;
+  Table<MailboxExport> exports;
+  Table<ThirdPartyAccount> thirdPartyAccounts;
   std::vector<CatalogueEntry> catalogue;
   std::vector<Plan> plans;
   Table<Checkout> checkouts;
@@ -374,6 +411,9 @@ EMSIM_DECLARE_JSON(Plan)
 EMSIM_DECLARE_JSON(Checkout)
 EMSIM_DECLARE_JSON(Address)
 EMSIM_DECLARE_JSON(Email)
+EMSIM_DECLARE_JSON(ExportAppResult)
+EMSIM_DECLARE_JSON(MailboxExport)
+EMSIM_DECLARE_JSON(ThirdPartyAccount)
 EMSIM_DECLARE_JSON(Event)
 EMSIM_DECLARE_JSON(Job)
 EMSIM_DECLARE_JSON(WebhookEndpoint)

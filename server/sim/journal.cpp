@@ -1,5 +1,7 @@
 #include "sim/journal.hpp"
 
+#include <cctype>
+
 namespace emsim::sim {
 
 void Journal::Add(JournalEntry entry) {
@@ -25,7 +27,7 @@ json ToJson(const JournalEntry& e) {
               {"operationId", e.operationId.empty() ? json(nullptr) : json(e.operationId)},
               {"status", e.status}};
   if (e.hasBody) out["body"] = Redact(e.body);
-  else if (!e.rawBody.empty()) out["rawBody"] = e.rawBody;
+  else if (!e.rawBody.empty()) out["rawBody"] = RedactRawBody(e.rawBody);  // a password in an unparsable body
   if (!e.validationErrors.is_null()) out["validationErrors"] = e.validationErrors;
   if (!e.response.is_null()) out["response"] = e.response;
   return out;
@@ -68,6 +70,13 @@ json Redact(const json& value) {
     return out;
   }
   return value;
+}
+
+std::string RedactRawBody(const std::string& raw) {
+  std::string lower(raw);
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower.find("password") != std::string::npos) return "[redacted: unparsed body mentions a password]";
+  return raw;
 }
 
 }  // namespace emsim::sim

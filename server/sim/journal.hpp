@@ -51,5 +51,8 @@ json ToJson(const JournalEntry& e);
 // Replaces the value of every "password" key, at any depth, so secrets never reach the journal,
 // the logs or a dump (Part 4.5 third-party credentials).
 json Redact(const json& value);
+// A body that was not valid JSON is journaled raw, unless it mentions a password anywhere: then
+// only a placeholder is kept (Part 4.5 credentials are never journaled in clear).
+std::string RedactRawBody(const std::string& raw);
 
 }  // namespace emsim::sim
