@@ -2,6 +2,7 @@
 
 #include "model/messages.hpp"
 #include "model/payloads.hpp"
+#include "model/tenants.hpp"
 
 namespace emsim::api {
 namespace {
@@ -62,6 +63,21 @@ http::Reply SimGetExport(http::Ctx& ctx) {
     res.headers.emplace_back("Content-Disposition", "attachment; filename=\"mailboxes-" + x->id + ".csv\"");
     return res;
   });
+}
+
+http::Reply SimCreateTenant(http::Ctx& ctx) {
+  const std::string tpl = ctx.req.hasBody ? ctx.req.body.value("template", "") : "";
+  auto tenant = ctx.svc.store.WriteWithBaseline(
+      [&](model::State& s, const model::State& fixture) { return model::CreateTenant(s, fixture, tpl, ctx.now); });
+  if (!tenant) return tenant.error();
+  json workspaces = json::array();
+  for (const auto& w : tenant->workspaces) workspaces.push_back({{"id", w.id}, {"name", w.name}, {"default", w.isDefault}});
+  return http::Json({{"accountId", tenant->accountId},
+                     {"apiKey", tenant->apiKey},
+                     {"tag", tenant->tag},
+                     {"user", {{"id", tenant->userId}, {"email", tenant->userEmail}}},
+                     {"workspaces", std::move(workspaces)}},
+                    201);
 }
 
 }  // namespace emsim::api

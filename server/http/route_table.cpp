@@ -84,6 +84,7 @@ const std::vector<Route>& Routes() {
     {"POST",  "/_sim/sinks/:id/receive",             "sim.sinks.receive",      A::kControl,   &api::SimSinkReceive},
     {"GET",  "/_sim/exports",                        "sim.exports.list",       A::kControl,   &api::SimListExports},
     {"GET",  "/_sim/exports/:id",                    "sim.exports.get",        A::kControl,   &api::SimGetExport},
+    {"POST", "/_sim/tenants",                        "sim.tenants.create",     A::kControl,   &api::SimCreateTenant},
   };
   // clang-format on
   return kRoutes;

@@ -7,7 +7,7 @@
 namespace emsim::model {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(User, id, email, firstName, lastName)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Account, id, apiKey, user, walletCents)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Account, id, apiKey, user, walletCents, templateId, tenantTag)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BillingDetails, id, userId, firstName, lastName, workspaceId,
                                                 company, addressLineOne, addressLineTwo, addressLineThree, city,
                                                 state, country, postalCode, phoneCc, phone, languagePreference)

@@ -29,6 +29,9 @@ struct Account {
   std::string apiKey;
   User user;
   Cents walletCents = 0;  // DESIGN.md: the wallet belongs to the account
+  // Set on accounts made by POST /_sim/tenants: the fixture account cloned and the short tag
+  // that makes the clone's names unique. Empty for the fixture's own accounts.
+  std::string templateId, tenantTag;
 };
 
 struct BillingDetails {

@@ -49,6 +49,14 @@ class Store {
     return f(state_);
   }
 
+  // Like Write, with the loaded fixtures at hand (POST /_sim/tenants clones from them).
+  template <class F>
+  auto WriteWithBaseline(F&& f) {
+    AwaitBaseline();
+    std::unique_lock lock(mu_);
+    return f(state_, static_cast<const State&>(*baseline_));
+  }
+
   // Back to the state the store was created with (the loaded fixtures).
   void Reset() {
     AwaitBaseline();
