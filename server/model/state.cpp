@@ -7,7 +7,7 @@
 namespace emsim::model {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(User, id, email, firstName, lastName)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Account, id, apiKey, user, walletCents, templateId, tenantTag)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Account, id, apiKey, user, walletCents)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BillingDetails, id, userId, firstName, lastName, workspaceId,
                                                 company, addressLineOne, addressLineTwo, addressLineThree, city,
                                                 state, country, postalCode, phoneCc, phone, languagePreference)
@@ -52,6 +52,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MailboxExport, id, accountId, wo
                                                 results, csv)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ThirdPartyAccount, id, accountId, app, email, passwordFingerprint,
                                                 createdAt, updatedAt)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Tenant, id, templateId, tag, createdAt)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Event, id, type, accountId, createdMs, apiVersion, data)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Job, seq, dueMs, kind, args)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WebhookEndpoint, id, accountId, url, enabledEvents, status, secret,
@@ -228,6 +229,7 @@ json DumpState(const State& s) {
   j["placementTests"] = TableToJson(s.placementTests);
   j["exports"] = TableToJson(s.exports);
   j["thirdPartyAccounts"] = TableToJson(s.thirdPartyAccounts);
+  j["tenants"] = TableToJson(s.tenants);
   j["catalogue"] = s.catalogue;
   j["plans"] = s.plans;
   j["checkouts"] = TableToJson(s.checkouts);
@@ -268,6 +270,7 @@ State LoadState(const json& j) {
   TableFromJson(j, "sinks", s.sinks);
   TableFromJson(j, "exports", s.exports);
   TableFromJson(j, "thirdPartyAccounts", s.thirdPartyAccounts);
+  TableFromJson(j, "tenants", s.tenants);
   try {
     if (j.contains("catalogue")) s.catalogue = j.at("catalogue").get<std::vector<CatalogueEntry>>();
     if (j.contains("plans")) s.plans = j.at("plans").get<std::vector<Plan>>();
@@ -311,6 +314,8 @@ State LoadState(const json& j) {
   for (const auto& t : s.thirdPartyAccounts)
     if (!s.accounts.Contains(t.accountId))
       throw std::invalid_argument("state.thirdPartyAccounts: " + t.id + " names unknown account " + t.accountId);
+  for (const auto& t : s.tenants)
+    if (!s.accounts.Contains(t.id)) throw std::invalid_argument("state.tenants: " + t.id + " is not an account");
   s.RebuildIndexes();
   return s;
 }

@@ -29,9 +29,6 @@ struct Account {
   std::string apiKey;
   User user;
   Cents walletCents = 0;  // DESIGN.md: the wallet belongs to the account
-  // Set on accounts made by POST /_sim/tenants: the fixture account cloned and the short tag
-  // that makes the clone's names unique. Empty for the fixture's own accounts.
-  std::string templateId, tenantTag;
 };
 
 struct BillingDetails {
@@ -225,6 +222,13 @@ struct ThirdPartyAccount {
   Millis createdAt = 0, updatedAt = 0;
 };
 
+// An account made by POST /_sim/tenants: `id` is the account's id; `templateId` the fixture
+// account it was cloned from; `tag` the short text that makes the clone's names unique.
+struct Tenant {
+  std::string id, templateId, tag;
+  Millis createdAt = 0;
+};
+
 // Part 6 envelope plus who owns it. `created` is Unix seconds of simulated time.
 struct Event {
   std::string id, type, accountId;
@@ -335,6 +339,7 @@ struct State {
   Table<PlacementTest> placementTests;
   Table<MailboxExport> exports;
   Table<ThirdPartyAccount> thirdPartyAccounts;
+  Table<Tenant> tenants;
   std::vector<CatalogueEntry> catalogue;
   std::vector<Plan> plans;
   Table<Checkout> checkouts;
@@ -417,6 +422,7 @@ EMSIM_DECLARE_JSON(Email)
 EMSIM_DECLARE_JSON(ExportAppResult)
 EMSIM_DECLARE_JSON(MailboxExport)
 EMSIM_DECLARE_JSON(ThirdPartyAccount)
+EMSIM_DECLARE_JSON(Tenant)
 EMSIM_DECLARE_JSON(Event)
 EMSIM_DECLARE_JSON(Job)
 EMSIM_DECLARE_JSON(WebhookEndpoint)

@@ -6,8 +6,8 @@ namespace emsim::model {
 namespace {
 
 bool TagInUse(const State& s, const std::string& tag) {
-  for (const auto& a : s.accounts)
-    if (a.tenantTag == tag) return true;
+  for (const auto& t : s.tenants)
+    if (t.tag == tag) return true;
   const std::string prefix = tag + "-";
   for (const auto& d : s.domains)
     if (d.domain.compare(0, prefix.size(), prefix) == 0) return true;
@@ -25,7 +25,6 @@ std::string MapAddress(const std::string& address, const std::map<std::string, s
 }  // namespace
 
 Result<TenantInfo> CreateTenant(State& s, const State& fixture, const std::string& template_id, Millis now) {
-  (void)now;  // clones keep the fixture's timestamps, so every tenant looks the same
   const Account* tpl = template_id.empty() ? (fixture.accounts.empty() ? nullptr : &*fixture.accounts.begin())
                                            : fixture.accounts.Find(template_id);
   if (!tpl) {
@@ -44,9 +43,9 @@ Result<TenantInfo> CreateTenant(State& s, const State& fixture, const std::strin
   account.user.id = tpl->user.id + suffix;
   if (auto at = tpl->user.email.rfind('@'); at != std::string::npos)
     account.user.email = tpl->user.email.substr(0, at) + "+" + tag + tpl->user.email.substr(at);
-  account.templateId = tpl->id;
-  account.tenantTag = tag;
   s.accounts.Insert(account);
+  // The clone's records keep the fixture's timestamps, so every tenant looks the same.
+  s.tenants.Insert({account.id, tpl->id, tag, now});
 
   TenantInfo info{account.id, account.apiKey, tag, account.user.id, account.user.email, {}};
   std::map<std::string, std::string> workspace_ids, domain_ids, domain_names;

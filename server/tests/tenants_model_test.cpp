@@ -28,7 +28,9 @@ TEST(CreateTenant, ClonesEveryRecordOfTheTemplateWithFreshIdsAndUniqueNames) {
   ASSERT_TRUE(t.ok());
   const Account* a = s.accounts.Find(t->accountId);
   ASSERT_NE(a, nullptr);
-  EXPECT_EQ(a->templateId, "acc_alice");
+  ASSERT_NE(s.tenants.Find(t->accountId), nullptr);
+  EXPECT_EQ(s.tenants.Find(t->accountId)->templateId, "acc_alice");
+  EXPECT_EQ(s.tenants.Find(t->accountId)->tag, t->tag);
   EXPECT_EQ(a->walletCents, fixture.accounts.Find("acc_alice")->walletCents);
   EXPECT_EQ(s.accountByApiKey.at(t->apiKey), t->accountId);
   EXPECT_NE(t->apiKey, fixture.accounts.Find("acc_alice")->apiKey);
@@ -70,7 +72,7 @@ TEST(CreateTenant, DefaultTemplateIsTheFirstFixtureAccount) {
   State s = fixture;
   auto t = CreateTenant(s, fixture, "", kNow);
   ASSERT_TRUE(t.ok());
-  EXPECT_EQ(s.accounts.Find(t->accountId)->templateId, fixture.accounts.begin()->id);
+  EXPECT_EQ(s.tenants.Find(t->accountId)->templateId, fixture.accounts.begin()->id);
 }
 
 TEST(CreateTenant, UnknownTemplateIsA400NamingTemplate) {
