@@ -102,6 +102,13 @@ TEST(SimTenants, WhatOneTenantDoesIsInvisibleToTheOthers) {
   EXPECT_NE(csv.raw.find("@" + a["tag"].get<std::string>() + "-"), std::string::npos);
   EXPECT_EQ(csv.raw.find("@" + b["tag"].get<std::string>() + "-"), std::string::npos);
 
+  // Money is per tenant too: emptying A's wallet leaves B's and Alice's as the fixture has them.
+  const json alice_wallet = server.Get("/_sim/wallet", kAliceKey).body;
+  ASSERT_EQ(server.Send("PUT", "/_sim/wallet", json{{"balance", 1}}.dump(), key_a, {}).status, 200);
+  EXPECT_EQ(server.Get("/_sim/wallet", key_a).body["balance"], 1);
+  EXPECT_EQ(server.Get("/_sim/wallet", key_b).body["balance"], alice_wallet["balance"]);
+  EXPECT_EQ(server.Get("/_sim/wallet", kAliceKey).body, alice_wallet);
+
   // A tenant cannot act on another tenant's workspace.
   const std::string b_workspace = b["workspaces"][0]["id"];
   EXPECT_EQ(server.Get("/v1/domain/list", key_a, {{"x-workspace-key", b_workspace}}).status, 404);
