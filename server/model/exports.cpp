@@ -59,8 +59,10 @@ Result<std::vector<const Mailbox*>> SelectMailboxes(const State& s, const Caller
   const std::set<std::string> tags(in.tagIds.begin(), in.tagIds.end());
   const std::string needle = ToLower(in.contains);
   std::vector<const Mailbox*> out;
-  for (const auto& m : s.mailboxes) {
-    if (m.workspaceId != caller.workspaceId) continue;
+  auto in_workspace = s.mailboxesByWorkspace.find(caller.workspaceId);
+  if (in_workspace == s.mailboxesByWorkspace.end()) return out;
+  for (const auto& id : in_workspace->second) {  // creation order
+    const Mailbox& m = *s.mailboxes.Find(id);
     if (!only.empty() && !only.count(m.id)) continue;
     if (excluded.count(m.id)) continue;
     if (!in.status.empty() && m.status != in.status) continue;

@@ -43,7 +43,7 @@ Result<TenantInfo> CreateTenant(State& s, const State& fixture, const std::strin
   account.user.id = tpl->user.id + suffix;
   if (auto at = tpl->user.email.rfind('@'); at != std::string::npos)
     account.user.email = tpl->user.email.substr(0, at) + "+" + tag + tpl->user.email.substr(at);
-  s.accounts.Insert(account);
+  s.AddAccount(account);
   // The clone's records keep the fixture's timestamps, so every tenant looks the same.
   s.tenants.Insert({account.id, tpl->id, tag, now});
 
@@ -116,7 +116,6 @@ Result<TenantInfo> CreateTenant(State& s, const State& fixture, const std::strin
     for (auto& a : c.cc) a = MapAddress(a, domain_names);
     s.emails.Insert(std::move(c));
   }
-  s.RebuildIndexes();
   return info;
 }
 
