@@ -457,6 +457,11 @@ Result<json> DetailsOf(const State& s, const EventTypeInfo& type, const std::str
     if (!t || t->accountId != account_id) return not_found();
     return PlacementTestDetails(s, *t);
   }
+  if (resource == "export") {
+    const MailboxExport* x = s.exports.Find(object_id);  // the id GET /_sim/exports shows
+    if (!x || x->accountId != account_id) return not_found();
+    return ExportDetails(*x);
+  }
   return Error::Validation("objectId", "objectId is not supported for " + std::string(type.value) +
                                            " events; send the payload in data instead");
 }

@@ -211,10 +211,8 @@ TEST(UpdateThirdPartyAccount, ThePasswordIsNeverEchoedJournaledOrDumped) {
 
   auto state = server.Get("/_sim/state", "");
   auto journal = server.Get("/_sim/requests", "");
-  auto exports = server.Get("/_sim/exports", "");
-  EXPECT_EQ(state.raw.find(password), std::string::npos);
-  EXPECT_EQ(journal.raw.find(password), std::string::npos);
-  EXPECT_EQ(exports.raw.find(password), std::string::npos);
+  for (const char* path : {"/_sim/state", "/_sim/requests", "/_sim/exports", "/_sim/events", "/_sim/deliveries"})
+    EXPECT_EQ(server.Get(path, "").raw.find(password), std::string::npos) << path;
   size_t journaled = 0;  // all three were journaled, redacted
   for (const auto& e : journal.body["requests"]) journaled += e["operationId"] == "exports.update_third_party_account";
   EXPECT_EQ(journaled, 3u);
@@ -290,6 +288,38 @@ TEST(SimExports, ResetForgetsExportsCredentialsAndPendingJobsAndDumpLoadKeepsThe
   EXPECT_EQ(Exports(server).size(), 1u);
   EXPECT_EQ(server.Advance("5m"), 1);  // the loaded job runs
   EXPECT_EQ(Exports(server)[0]["status"], "COMPLETED");
+}
+
+TEST(ExportEvents, AreDeliveredToSubscribedWebhooksWhenTheJobRuns) {
+  TestServer server;
+  auto sink = server.Post("/_sim/sinks", {{"name", "exports"}}, "");
+  ASSERT_EQ(sink.status, 201) << sink.raw;
+  auto endpoint = server.Post("/v2/webhooks/endpoints",
+                              {{"url", sink.body["url"]}, {"enabled_events", json::array({"export.completed"})}});
+  ASSERT_EQ(endpoint.status, 200) << endpoint.raw;
+  ASSERT_EQ(server.Post(kExport, {{"apps", json::array({"MANUAL"})}}).status, 200);
+  server.Advance("1m");
+  EXPECT_EQ(server.Get("/_sim/sinks/" + sink.body["id"].get<std::string>(), "").body["received"], 0);
+  server.Advance("1m");  // the export job runs, then the delivery it scheduled
+  json got = server.Get("/_sim/sinks/" + sink.body["id"].get<std::string>(), "").body;
+  ASSERT_EQ(got["received"], 1) << got.dump();
+  EXPECT_EQ(got["requests"][0]["signatureValid"], true);
+  json delivered = json::parse(got["requests"][0]["body"].get<std::string>());
+  EXPECT_CONFORMS(server, "events/export.completed", delivered);
+  EXPECT_EQ(delivered["data"]["exportDetails"]["id"], Exports(server)[0]["id"]);
+}
+
+TEST(ExportEvents, SimEventsTriggerBuildsExportDetailsFromAnExportId) {
+  TestServer server;
+  ASSERT_EQ(server.Post(kExport, {{"apps", json::array({"LEMLIST"})}}).status, 200);
+  server.Advance("2m");
+  const std::string id = Exports(server)[0]["id"];
+  auto r = server.Post("/_sim/events", {{"type", "export.reconnected"}, {"apiKey", kAliceKey}, {"objectId", id}}, "");
+  ASSERT_EQ(r.status, 201) << r.raw;
+  EXPECT_EQ(r.body["event"]["data"]["exportDetails"]["status"], "FAILED");
+  EXPECT_EQ(r.body["schemaIssues"], json::array());
+  auto foreign = server.Post("/_sim/events", {{"type", "export.failed"}, {"apiKey", kBobKey}, {"objectId", id}}, "");
+  EXPECT_EQ(foreign.status, 400);
 }
 
 }  // namespace
