@@ -85,37 +85,6 @@ json CheckoutRecord(const model::Checkout& c, const std::string& url) {
           {"paidAt", c.paidAt ? json(model::FormatIso(*c.paidAt)) : json(nullptr)}};
 }
 
-json MailboxRecord(const model::State& s, const model::Mailbox& m) {
-  const model::Domain* d = s.domains.Find(m.domainId);
-  return {{"id", m.id},
-          {"username", m.username},
-          {"firstName", m.firstName},
-          {"lastName", m.lastName},
-          {"status", m.status},
-          {"profilePicture", m.profilePicture},
-          {"domain", d ? d->domain : std::string()},
-          {"domainId", m.domainId},
-          {"assignedOn", FormatIso(m.assignedOn)},
-          {"expireOn", FormatIso(m.expireOn)},
-          {"createdAt", FormatIso(m.createdAt)}};
-}
-
-json SubscriptionRecord(const model::Subscription& sub) {
-  // planKey and placementCredits are emsim's internal bookkeeping, not Part 2 fields.
-  return {{"id", sub.id},
-          {"subscriptionId", sub.subscriptionId},
-          {"subscriptionStatus", sub.subscriptionStatus},
-          {"plan", sub.plan},
-          {"price", sub.price},
-          {"totalMailboxQuantity", sub.totalMailboxQuantity},
-          {"periodStart", FormatIso(sub.periodStart)},
-          {"periodEnd", FormatIso(sub.periodEnd)},
-          {"subscriptionCreationDate", FormatIso(sub.subscriptionCreationDate)},
-          {"planUpgradeCancelPossible", sub.planUpgradeCancelPossible},
-          {"paymentFailureMessage", sub.paymentFailureMessage},
-          {"invoiceDetails", sub.invoiceDetails}};
-}
-
 json DnsShieldSlotRecord(const model::DnsShieldSubscription& d) {
   return {{"id", d.id},
           {"planType", d.planType},

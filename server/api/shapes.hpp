@@ -4,9 +4,15 @@
 #include "api/json_out.hpp"
 #include "model/domain_purchase.hpp"
 #include "model/json.hpp"
+#include "model/payloads.hpp"
 #include "model/state.hpp"
 
 namespace emsim::api {
+
+// The Part 2 mailbox and subscription records are built by the model (model/payloads), which
+// also needs them for event payloads.
+using model::MailboxRecord;
+using model::SubscriptionRecord;
 
 json BillingRecord(const model::BillingDetails& b);
 json WorkspaceRecord(const model::Workspace& w, std::int64_t domain_count, std::int64_t mailbox_count);
@@ -14,10 +20,8 @@ json DomainListRecord(const model::State& s, const model::Domain& d);
 json AvailableDomainRecord(const model::AvailableDomain& a);  // Part 2 "Available domain"
 json DnsCheckRecord(const model::Domain& d);                   // Part 2 "DNS check result"
 json CheckoutRecord(const model::Checkout& c, const std::string& url);  // GET /_sim/checkout/:id
-json MailboxRecord(const model::State& s, const model::Mailbox& m);
 json EmailSummaryRecord(const model::Email& e);  // Part 2 "Email message summary"
 json OptionalTime(model::Millis t);  // 0 -> null
-json SubscriptionRecord(const model::Subscription& sub);            // Part 2 Subscription
 json DnsShieldSlotRecord(const model::DnsShieldSubscription& d);    // Part 2 DNS shield slot record
 // Where emsim serves what it links to (invoices and placement checkouts live under /_sim).
 std::string InvoiceUrl(const std::string& base_url, const std::string& invoice_id);

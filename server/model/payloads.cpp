@@ -59,9 +59,24 @@ std::string UserIdOf(const State& s, const std::string& account_id) {
 }
 }  // namespace
 
-json SubscriptionDetails(const State& s, const Subscription& sub) {
+json MailboxRecord(const State& s, const Mailbox& m) {
+  const Domain* d = s.domains.Find(m.domainId);
+  return {{"id", m.id},
+          {"username", m.username},
+          {"firstName", m.firstName},
+          {"lastName", m.lastName},
+          {"status", m.status},
+          {"profilePicture", m.profilePicture},
+          {"domain", d ? d->domain : std::string()},
+          {"domainId", m.domainId},
+          {"assignedOn", FormatIso(m.assignedOn)},
+          {"expireOn", FormatIso(m.expireOn)},
+          {"createdAt", FormatIso(m.createdAt)}};
+}
+
+json SubscriptionRecord(const Subscription& sub) {
+  // planKey and placementCredits are emsim's internal bookkeeping, not Part 2 fields.
   return {{"id", sub.id},
-          {"userId", UserIdOf(s, sub.accountId)},
           {"subscriptionId", sub.subscriptionId},
           {"subscriptionStatus", sub.subscriptionStatus},
           {"plan", sub.plan},
@@ -73,6 +88,18 @@ json SubscriptionDetails(const State& s, const Subscription& sub) {
           {"planUpgradeCancelPossible", sub.planUpgradeCancelPossible},
           {"paymentFailureMessage", sub.paymentFailureMessage},
           {"invoiceDetails", sub.invoiceDetails}};
+}
+
+json SubscriptionDetails(const State& s, const Subscription& sub) {
+  json j = SubscriptionRecord(sub);
+  j["userId"] = UserIdOf(s, sub.accountId);
+  return j;
+}
+
+json MailboxDetails(const State& s, const Mailbox& m) {
+  json j = MailboxRecord(s, m);
+  j["workspaceId"] = m.workspaceId;
+  return j;
 }
 
 json PlacementTestDetails(const State& s, const PlacementTest& t) {

@@ -22,6 +22,12 @@ json PreviousState(const json& before, const json& after);
 // Subscription record plus userId; internal fields (planKey, placementCredits) are left out.
 json SubscriptionDetails(const State& s, const Subscription& sub);
 
+// Part 2 records, as the API answers them and as event payloads embed them.
+json MailboxRecord(const State& s, const Mailbox& m);
+json SubscriptionRecord(const Subscription& sub);
+// mailbox.updated `mailboxDetails`: the Part 2 Mailbox record plus workspaceId.
+json MailboxDetails(const State& s, const Mailbox& m);
+
 // placement_test.status_changed `placementTestDetails`: the Part 2 test order (orderId,
 // mailboxEmail, status) plus what ties it to its purchase and mailbox.
 json PlacementTestDetails(const State& s, const PlacementTest& t);

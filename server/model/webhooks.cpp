@@ -404,22 +404,6 @@ std::vector<DeliveryAttempt> ListDeliveries(const State& s, const DeliveryFilter
 
 namespace {
 
-json MailboxDetailsOf(const State& s, const Mailbox& m) {
-  const Domain* d = s.domains.Find(m.domainId);
-  return {{"id", m.id},
-          {"workspaceId", m.workspaceId},
-          {"username", m.username},
-          {"firstName", m.firstName},
-          {"lastName", m.lastName},
-          {"status", m.status},
-          {"profilePicture", m.profilePicture},
-          {"domain", d ? d->domain : std::string()},
-          {"domainId", m.domainId},
-          {"assignedOn", FormatIso(m.assignedOn)},
-          {"expireOn", FormatIso(m.expireOn)},
-          {"createdAt", FormatIso(m.createdAt)}};
-}
-
 json WorkspaceDetailsOf(const Workspace& w) {
   return {{"id", w.id}, {"name", w.name}, {"isDefault", w.isDefault}, {"createdAt", FormatIso(w.createdAt)}};
 }
@@ -439,7 +423,7 @@ Result<json> DetailsOf(const State& s, const EventTypeInfo& type, const std::str
   if (resource == "mailbox") {
     const Mailbox* m = s.mailboxes.Find(object_id);
     if (!m || m->accountId != account_id) return not_found();
-    return MailboxDetailsOf(s, *m);
+    return MailboxDetails(s, *m);
   }
   if (resource == "subscription") {
     for (const auto& x : s.subscriptions)  // the record id or the external subscriptionId
