@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "app/app.hpp"
+#include "app/scenario_command.hpp"
 #include "model/money.hpp"
 #include "model/time.hpp"
 #include "sim/fixture_gen.hpp"
@@ -19,6 +20,7 @@ Usage:
   emsim fixtures generate [flags]
                            write a synthetic fixture of any size to stdout
                            (see `emsim fixtures generate --help`)
+  emsim scenario run FILE...  run scenario files (see `emsim scenario --help`)
   emsim --help             this text
   emsim --version          print the version
 )";
@@ -216,6 +218,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (args[0] == "serve") return Serve({args.begin() + 1, args.end()});
+  if (args[0] == "scenario") return emsim::app::ScenarioCommand({args.begin() + 1, args.end()});
   if (args[0] == "fixtures") {
     if (args.size() >= 2 && args[1] == "generate") return Generate({args.begin() + 2, args.end()});
     std::cerr << "emsim: fixtures needs a command: generate\n" << kUsage;

@@ -40,7 +40,7 @@ App::App(Options options) : options_(std::move(options)) {
   journal_ = std::make_unique<sim::Journal>(options_.journalCapacity);
   error_ids_ = std::make_unique<ErrorIds>(options_.seed);
   services_ = std::unique_ptr<Services>(
-      new Services{options_, *store_, *clock_, *scheduler_, *journal_, *schemas_, *error_ids_, "", {}});
+      new Services{options_, *store_, *clock_, *scheduler_, *journal_, *schemas_, *error_ids_, "", {}, nullptr, "", {}});
   try {
     router_ = std::make_unique<http::Router>(*services_);
   } catch (const std::exception& e) {
@@ -60,6 +60,11 @@ int App::Start() {
                            ? "http://" + (options_.host == "0.0.0.0" ? std::string("127.0.0.1") : options_.host) + ":" +
                                  std::to_string(port_)
                            : options_.baseUrl;
+  std::string loopback = options_.host;
+  if (loopback.empty() || loopback == "0.0.0.0") loopback = "127.0.0.1";
+  else if (loopback == "::") loopback = "[::1]";
+  else if (loopback.find(':') != std::string::npos && loopback[0] != '[') loopback = "[" + loopback + "]";
+  services_->selfUrl = "http://" + loopback + ":" + std::to_string(port_);
   scheduler_->Start();
   serve_thread_ = std::thread([this] { server_->Serve(); });
   return port_;

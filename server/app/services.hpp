@@ -73,6 +73,11 @@ struct Services {
   // faults, delivery workers) register here.
   std::vector<std::function<void()>> resetHooks;
   events::Dispatcher* webhooks = nullptr;  // webhook delivery (owned by App)
+  // This server's own loopback address ("http://127.0.0.1:PORT"), known once bound: POST
+  // /_sim/scenarios/run drives the live emsim through it (baseUrl may be a public URL).
+  std::string selfUrl;
+  // One scenario at a time on a live emsim: two would reset and advance each other's world.
+  std::mutex scenarioRunMu;
 };
 
 }  // namespace emsim::app

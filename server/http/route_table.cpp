@@ -10,6 +10,7 @@
 #include "api/sim_control.hpp"
 #include "api/sim_events.hpp"
 #include "api/sim_exports.hpp"
+#include "api/sim_scenarios.hpp"
 #include "api/sinks.hpp"
 #include "api/subscriptions.hpp"
 #include "api/webhooks.hpp"
@@ -19,6 +20,7 @@ namespace emsim::http {
 
 const std::vector<Route>& Routes() {
   using A = Access;
+  using B = BodyFormat;
   // clang-format off
   static const std::vector<Route> kRoutes = {
     // ---- Part 4.1 billing, 4.2 workspaces ------------------------------------------------------
@@ -85,6 +87,8 @@ const std::vector<Route>& Routes() {
     {"GET",  "/_sim/exports",                        "sim.exports.list",       A::kControl,   &api::SimListExports},
     {"GET",  "/_sim/exports/:id",                    "sim.exports.get",        A::kControl,   &api::SimGetExport},
     {"POST", "/_sim/tenants",                        "sim.tenants.create",     A::kControl,   &api::SimCreateTenant},
+    // ---- /_sim scenarios (issue 5): YAML in, the report as JSON out ------------------------------
+    {"POST", "/_sim/scenarios/run",                  "sim.scenarios.run",      A::kControl,   &api::SimRunScenario, B::kYaml},
   };
   // clang-format on
   return kRoutes;

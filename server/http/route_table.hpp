@@ -12,12 +12,17 @@ enum class Access {
   kControl,    // /_sim control plane: no API key
 };
 
+// What a route's body is. Everything is JSON except a scenario posted to /_sim/scenarios/run,
+// which is YAML the handler parses itself (so its errors can name lines).
+enum class BodyFormat { kJson, kYaml };
+
 struct Route {
   const char* method;
   const char* pattern;      // "/v2/webhooks/endpoints/:id"
   const char* operationId;  // resource.verb: also the schema file names and the journal's key
   Access access;
   Handler handler;
+  BodyFormat body = BodyFormat::kJson;
 };
 
 // THE list of endpoints (STYLE.md habit 1). No handler is registered anywhere else.

@@ -81,6 +81,15 @@ bool IsJsonContentType(const std::string& ct) {
   return base == "application/json" || (base.size() > 5 && base.compare(base.size() - 5, 5, "+json") == 0);
 }
 
+// application/yaml, application/x-yaml, text/yaml, text/x-yaml; JSON is YAML too.
+bool IsYamlContentType(const std::string& ct) {
+  std::string base = ct.substr(0, ct.find(';'));
+  while (!base.empty() && base.back() == ' ') base.pop_back();
+  for (auto& ch : base) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return base == "application/yaml" || base == "application/x-yaml" || base == "text/yaml" || base == "text/x-yaml" ||
+         IsJsonContentType(ct);
+}
+
 bool IsBlank(const std::string& s) {
   for (char c : s)
     if (c != ' ' && c != '\t' && c != '\r' && c != '\n') return false;
@@ -157,7 +166,13 @@ Response Router::Handle(RawRequest raw) {
   }
 
   // ---- body: content type, JSON -----------------------------------------------------------------
-  if (!IsBlank(req.rawBody)) {
+  if (!IsBlank(req.rawBody) && route.body == BodyFormat::kYaml) {
+    // Kept raw for the handler, which parses the YAML itself (its errors name file lines).
+    if (!IsYamlContentType(req.Header("content-type"))) {
+      return fail({model::ErrorCode::kUnsupportedMediaType,
+                   std::string(model::msg::kYamlMediaType) + " (got '" + req.Header("content-type") + "')", {}});
+    }
+  } else if (!IsBlank(req.rawBody)) {
     if (!IsJsonContentType(req.Header("content-type"))) {
       return fail({model::ErrorCode::kUnsupportedMediaType,
                    std::string(model::msg::kUnsupportedMediaType) + " (got '" + req.Header("content-type") + "')", {}});

@@ -10,6 +10,7 @@ inline constexpr const char* kRouteNotFound = "Route not found";
 inline constexpr const char* kMethodNotAllowed = "Method not allowed";
 inline constexpr const char* kPayloadTooLarge = "Request body too large";
 inline constexpr const char* kUnsupportedMediaType = "Content-Type must be application/json";
+inline constexpr const char* kYamlMediaType = "Content-Type must be application/yaml or text/yaml";
 inline constexpr const char* kMalformedJson = "Malformed JSON body";
 inline constexpr const char* kBillingSaved = "Billing details added successfully";
 inline constexpr const char* kSuccess = "Success";

@@ -1,0 +1,178 @@
+#include "app/scenario_command.hpp"
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "app/app.hpp"
+#include "http/route_table.hpp"
+#include "http/router.hpp"
+#include "sim/scenario_parse.hpp"
+
+namespace emsim::app {
+
+namespace {
+
+constexpr const char* kUsage = R"(Usage: emsim scenario run FILE... [flags]
+
+Runs each scenario file (scenarios/README.md) and prints, step by step, what held and what did
+not. Every file is parsed before any runs: a malformed one stops everything (exit 2).
+
+  --base-url URL    run against an emsim that is already running (e.g. http://127.0.0.1:8080)
+                    instead of a fresh in-process one per file; it is reset first (POST
+                    /_sim/reset) unless the file says `reset: false`
+  --junit FILE      also write JUnit XML (one testsuite per file, one testcase per step)
+  --schemas DIR     JSON Schemas for response conformance (default: the repository's schemas/)
+  --quiet           print only failing steps and the summary lines
+
+Exit status: 0 every scenario passed, 1 some step failed, 2 usage or parse error.
+)";
+
+bool Matches(const std::vector<std::string>& pattern, const std::vector<std::string>& segs) {
+  if (pattern.size() != segs.size()) return false;
+  for (size_t i = 0; i < segs.size(); ++i) {
+    if (!pattern[i].empty() && pattern[i][0] == ':') continue;  // a path parameter
+    if (pattern[i] != segs[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string OperationIdOf(const std::string& method, const std::string& path) {
+  if (path.rfind("/_sim", 0) == 0) return "";
+  const auto segs = http::SplitPath(path);
+  for (const auto& r : http::Routes())
+    if (method == r.method && Matches(http::SplitPath(r.pattern), segs)) return r.operationId;
+  return "";
+}
+
+sim::ScenarioRunOptions ScenarioOptionsFor(Services& svc) {
+  sim::ScenarioRunOptions o;
+  o.baseUrl = svc.selfUrl;
+  o.schemas = &svc.schemas;
+  o.operationOf = &OperationIdOf;
+  o.defaultFixture = DefaultFixturePath();
+  return o;
+}
+
+int ScenarioCommand(const std::vector<std::string>& args) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    std::cout << kUsage;
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] != "run") {
+    std::cerr << "emsim scenario: unknown subcommand '" << args[0] << "'\n" << kUsage;
+    return 2;
+  }
+  std::vector<std::string> files;
+  std::string base_url, junit, schemas_dir;
+  bool quiet = false;
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](const char* flag) {
+      if (i + 1 >= args.size()) {
+        std::cerr << "emsim scenario run: " << flag << " needs a value\n";
+        std::exit(2);
+      }
+      return args[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      std::cout << kUsage;
+      return 0;
+    } else if (a == "--base-url") base_url = value("--base-url");
+    else if (a == "--junit") junit = value("--junit");
+    else if (a == "--schemas") schemas_dir = value("--schemas");
+    else if (a == "--quiet") quiet = true;
+    else if (a.rfind("--", 0) == 0) {
+      std::cerr << "emsim scenario run: unknown flag '" << a << "'\n" << kUsage;
+      return 2;
+    } else files.push_back(a);
+  }
+  if (files.empty()) {
+    std::cerr << "emsim scenario run: name at least one scenario file\n" << kUsage;
+    return 2;
+  }
+
+  // Parse everything first: a typo in file 3 stops the run before file 1 starts.
+  std::vector<sim::Scenario> scenarios;
+  int bad = 0;
+  for (const auto& f : files) {
+    try {
+      scenarios.push_back(sim::ParseScenarioFile(f));
+    } catch (const sim::ScenarioParseError& e) {
+      std::cerr << "emsim scenario: " << e.what() << "\n";
+      ++bad;
+    }
+  }
+  if (bad) {
+    std::cerr << "emsim scenario: " << bad << " file(s) do not parse; nothing was run\n";
+    return 2;
+  }
+
+  std::unique_ptr<schema::Registry> remote_schemas;
+  if (!base_url.empty()) {
+    try {
+      remote_schemas = std::make_unique<schema::Registry>(schemas_dir.empty() ? DefaultSchemasDir() : schemas_dir);
+    } catch (const std::exception& e) {
+      std::cerr << "emsim scenario: schemas: " << e.what() << "\n";
+      return 2;
+    }
+  }
+
+  std::vector<sim::ScenarioReport> reports;
+  for (const auto& sc : scenarios) {
+    sim::ScenarioReport rep;
+    if (!base_url.empty()) {
+      sim::ScenarioRunOptions o;
+      o.baseUrl = base_url;
+      o.prepare = true;
+      o.schemas = remote_schemas.get();
+      o.operationOf = &OperationIdOf;
+      o.defaultFixture = DefaultFixturePath();
+      rep = sim::RunScenario(sc, o);
+    } else {
+      // A fresh emsim per file, configured from its header: own port, manual clock unless the
+      // file says otherwise, its fixtures and seed.
+      Options opt;
+      opt.host = "127.0.0.1";
+      opt.port = 0;
+      opt.fixtures = sc.header.fixtures == "default" ? "" : sc.header.fixtures;
+      opt.schemasDir = schemas_dir;
+      opt.clockMode = sc.header.clockMode == "real" ? sim::ClockMode::kReal : sim::ClockMode::kManual;
+      opt.startTime = sc.header.clockStart;
+      opt.seed = sc.header.seed.value_or(1);
+      opt.threads = 8;
+      try {
+        App app(opt);
+        app.Start();
+        sim::ScenarioRunOptions o = ScenarioOptionsFor(app.services());
+        o.prepare = false;
+        rep = sim::RunScenario(sc, o);
+        app.Stop();
+      } catch (const std::exception& e) {
+        rep.file = sc.file;
+        rep.name = sc.header.name;
+        rep.setupError = std::string("cannot start an in-process emsim: ") + e.what();
+      }
+    }
+    const std::string text = sim::FormatReportText(rep, quiet);
+    std::cout << text << std::flush;
+    reports.push_back(std::move(rep));
+  }
+
+  int passed = 0, failed = 0;
+  for (const auto& r : reports) (r.ok() ? passed : failed)++;
+  std::cout << "scenarios: " << passed << " passed, " << failed << " failed\n";
+  if (!junit.empty()) {
+    std::ofstream out(junit, std::ios::binary);
+    out << sim::FormatJUnit(reports);
+    if (!out) {
+      std::cerr << "emsim scenario: cannot write " << junit << "\n";
+      return 2;
+    }
+  }
+  return failed ? 1 : 0;
+}
+
+}  // namespace emsim::app

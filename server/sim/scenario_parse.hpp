@@ -1,0 +1,25 @@
+#pragma once
+// Reads a scenario file (YAML, scenarios/README.md) into a Scenario. Everything that can be
+// checked without running is checked here, so a typo stops the run before its first step:
+// unknown keys, malformed steps, bad durations and timestamps, unknown matchers, and
+// ${variables} used before any step defines them. Errors read "file:line: what was expected".
+#include <stdexcept>
+#include <string>
+
+#include "sim/scenario_ast.hpp"
+
+namespace emsim::sim {
+
+struct ScenarioParseError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// `fixtures:` paths are resolved against the scenario file's folder.
+Scenario ParseScenarioFile(const std::string& path);
+// `name` is used in messages; relative `fixtures:` paths resolve against `base_dir`.
+Scenario ParseScenarioText(const std::string& yaml_text, const std::string& name, const std::string& base_dir);
+
+// "90s", "5m", "2h30m", "1d", "1500ms", or a bare number of seconds. nullopt when malformed.
+std::optional<model::Millis> ParseScenarioDuration(const std::string& text);
+
+}  // namespace emsim::sim
