@@ -297,6 +297,13 @@ class Runner {
     if (!problems.empty()) {
       r.outcome = StepOutcome::kFailed;
       r.problems = std::move(problems);
+      // The whole state is long: show the parts the step asserted.
+      if (st.kind == StepKind::kExpectState && st.expectBody && res.body.is_object()) {
+        json shown = json::object();
+        for (const auto& [k, v] : st.expectBody->items())
+          if (res.body.contains(k)) shown[k] = res.body[k];
+        r.response["body"] = shown;
+      }
       return r;
     }
 

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Runs every scenarios/*.yaml through `emsim scenario run` (each on a fresh in-process emsim with a
+# manual clock), then checks that the deliberately wrong scenarios/tests/deliberately_wrong.yaml
+# FAILS with a clear report. Writes JUnit XML to BUILD/scenarios-junit.xml. Prints "N passed, N failed".
+set -uo pipefail
+build=${1:?build dir}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+emsim="$build/emsim"
+pass=0 fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+shopt -s nullglob
+files=("$root"/scenarios/*.yaml)
+if [ ${#files[@]} -eq 0 ]; then
+  echo "FAIL: no scenario files in $root/scenarios"
+  fail=$((fail + 1))
+fi
+for f in "${files[@]}"; do
+  if "$emsim" scenario run "$f" --junit "$tmp/$(basename "$f").xml" >"$tmp/out" 2>&1; then
+    pass=$((pass + 1))
+    grep '^PASSED' "$tmp/out"
+  else
+    fail=$((fail + 1))
+    echo "FAIL: $(basename "$f")"
+    cat "$tmp/out"
+  fi
+done
+# One JUnit file for CI: the per-file suites side by side.
+{
+  echo '<?xml version="1.0" encoding="UTF-8"?>'
+  echo '<testsuites name="emsim scenarios">'
+  for x in "$tmp"/*.xml; do grep -v '^<?xml\|^<testsuites\|^</testsuites' "$x"; done
+  echo '</testsuites>'
+} >"$build/scenarios-junit.xml"
+
+# The deliberately wrong scenario must fail (exit 1, not a parse error) and say exactly what broke.
+wrong="$root/scenarios/tests/deliberately_wrong.yaml"
+"$emsim" scenario run "$wrong" >"$tmp/wrong" 2>&1
+rc=$?
+if [ "$rc" -eq 1 ] &&
+  grep -q '^  FAIL 2 wrong count, wrong status text, wrong id format: GET /v1/domain/list as alice -> 200  (line 13)$' "$tmp/wrong" &&
+  grep -q '^           body/data/totalSearchedCount: expected 15, got 14$' "$tmp/wrong" &&
+  grep -q '^           body/data/domains/0/status: expected "PENDING", got "ACTIVE"$' "$tmp/wrong" &&
+  grep -q '^         request: GET /v1/domain/list$' "$tmp/wrong" &&
+  grep -q '^         response: 200$' "$tmp/wrong" &&
+  grep -q '^  skip 3 never runs: advance 1h  (line 23)$' "$tmp/wrong"; then
+  pass=$((pass + 1))
+  echo "deliberately_wrong.yaml failed as it must, with the expected report"
+else
+  fail=$((fail + 1))
+  echo "FAIL: deliberately_wrong.yaml should fail (exit 1) with a clear report; exit $rc:"
+  cat "$tmp/wrong"
+fi
+
+echo "scenarios: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
