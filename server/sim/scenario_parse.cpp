@@ -367,7 +367,11 @@ class Parser {
       case StepKind::kRequest: {
         c.method = method;
         std::string path = Text(n[method], method);
-        if (path.empty() || path[0] != '/') Fail(n[method], where + ": the path must start with '/', got '" + path + "'");
+        // A link emsim handed out (paymentLink, invoiceUrl, a sink's url) may be used as is.
+        if (path.empty() || (path[0] != '/' && path.rfind("${", 0) != 0 && path.rfind("http://", 0) != 0 &&
+                             path.rfind("https://", 0) != 0))
+          Fail(n[method], where + ": the path must start with '/' (or be a URL or a ${variable} holding one), got '" +
+                              path + "'");
         if (auto q = path.find('?'); q != std::string::npos) {
           std::stringstream qs(path.substr(q + 1));
           std::string pair;

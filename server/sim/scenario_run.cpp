@@ -31,6 +31,17 @@ std::string Lower(std::string s) {
   return s;
 }
 
+// "http://127.0.0.1:8080/_sim/invoices/x" -> "/_sim/invoices/x": links emsim hands out are
+// followed on the emsim under test, whatever host they name.
+std::string LocalPath(const std::string& path) {
+  for (const char* scheme : {"http://", "https://"}) {
+    if (path.rfind(scheme, 0) != 0) continue;
+    const size_t slash = path.find('/', std::string(scheme).size());
+    return slash == std::string::npos ? "/" : path.substr(slash);
+  }
+  return path;
+}
+
 class Runner {
  public:
   Runner(const Scenario& sc, const ScenarioRunOptions& o) : sc_(sc), o_(o), client_(o.baseUrl) {
@@ -249,7 +260,7 @@ class Runner {
     std::optional<json> body;
     std::optional<std::string> raw;
     try {
-      path = InterpolateText(c.path, vars_);
+      path = LocalPath(InterpolateText(c.path, vars_));
       query = Interpolate(c.query, vars_);
       headers = Interpolate(c.headers, vars_);
       if (c.body) body = Interpolate(*c.body, vars_);

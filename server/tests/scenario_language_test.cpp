@@ -179,7 +179,8 @@ TEST(ScenarioParseErrors, MalformedValues) {
   EXPECT_EQ(ParseError("name: x\nsteps:\n  - at: tomorrow\n"),
             "t.yaml:3: step 1: at: expected an ISO 8601 UTC time like 2026-01-02T09:00:00.000Z, got 'tomorrow'");
   EXPECT_EQ(ParseError("name: x\nsteps:\n  - GET: v1/domain/list\n"),
-            "t.yaml:3: step 1: the path must start with '/', got 'v1/domain/list'");
+            "t.yaml:3: step 1: the path must start with '/' (or be a URL or a ${variable} holding one), got "
+            "'v1/domain/list'");
   EXPECT_EQ(ParseError("name: x\nclock: {mode: fast}\nsteps: [{advance: 1m}]\n"),
             "t.yaml:2: clock.mode: expected manual or real");
   EXPECT_EQ(ParseError("name: x\nsteps:\n  - repeat: {times: 0, steps: [{advance: 1m}]}\n"),
