@@ -142,7 +142,6 @@ int ScenarioCommand(const std::vector<std::string>& args) {
       opt.clockMode = sc.header.clockMode == "real" ? sim::ClockMode::kReal : sim::ClockMode::kManual;
       opt.startTime = sc.header.clockStart;
       opt.seed = sc.header.seed.value_or(1);
-      opt.threads = 8;
       try {
         App app(opt);
         app.Start();

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -191,8 +192,12 @@ class Parser {
   }
 
   void OnlyKeys(const YAML::Node& map, const std::string& where, const std::vector<std::string>& allowed) const {
+    std::map<std::string, int> seen;
     for (auto it = map.begin(); it != map.end(); ++it) {
       const std::string k = it->first.Scalar();
+      // YAML parsers keep the first of two equal keys silently: a second `expect:` would be ignored.
+      if (auto [at, fresh] = seen.emplace(k, it->first.Mark().line + 1); !fresh)
+        Fail(it->first, where + ": duplicate key '" + k + "' (first on line " + std::to_string(at->second) + ")");
       if (std::find(allowed.begin(), allowed.end(), k) == allowed.end())
         Fail(it->first, where + ": unknown key '" + k + "' (expected one of " + Join(allowed) + ")");
     }

@@ -168,6 +168,11 @@ TEST(ScenarioParseErrors, UnknownKeyBesideAStep) {
             "t.yaml:4: step 1 (advance): unknown key 'body' (expected one of name, expect, save, advance)");
 }
 
+TEST(ScenarioParseErrors, DuplicateKeys) {
+  EXPECT_EQ(ParseError("name: x\nsteps:\n  - GET: /a\n    expect: 200\n    expect: 404\n"),
+            "t.yaml:5: step 1 (GET): duplicate key 'expect' (first on line 4)");
+}
+
 TEST(ScenarioParseErrors, TwoThingsInOneStep) {
   EXPECT_EQ(ParseError("name: x\nsteps:\n  - GET: /a\n    advance: 1m\n"),
             "t.yaml:3: step 1: has GET, advance; a step does exactly one of them (split it into several steps)");
