@@ -448,8 +448,101 @@ class Runner {
     if (l.contains)
       for (const auto& m : MatchJson(json{{"$contains", Interpolate(*l.contains, vars_)}}, list))
         problems.push_back(what + ": " + m.message);
+    if (st.kind == StepKind::kExpectEvents)
+      for (size_t i = 0; i < list.size(); ++i) CheckEventSchema(list[i], what + "/" + std::to_string(i), problems);
+    if (st.attemptOffsets) CheckAttemptTimes(*st.attemptOffsets, list, problems);
+    if (st.signatureVerified) CheckSinkSignatures(st, *st.signatureVerified, problems);
     if (!problems.empty() && list.size() <= 30) problems.push_back("selected " + what + ": " + Brief(list, 2000));
     return list;
+  }
+
+  // Part 6: an event as emitted must fit schemas/events/<type>.json (the envelope and its data).
+  void CheckEventSchema(json event, const std::string& where, std::vector<std::string>& problems) {
+    if (!o_.schemas || !event.is_object() || !event.contains("type") || !event["type"].is_string()) return;
+    const std::string name = "events/" + event["type"].get<std::string>();
+    if (!o_.schemas->Has(name)) return;
+    event.erase("accountId");  // /_sim/events adds the owner; receivers never see it
+    for (const auto& issue : o_.schemas->Check(name, event))
+      problems.push_back("schema " + name + ": " + where + (issue.Pointer().empty() ? "" : issue.Pointer()) + " " +
+                         issue.message);
+  }
+
+  static std::string Duration(model::Millis ms) {
+    const bool negative = ms < 0;
+    if (negative) ms = -ms;
+    std::string out;
+    const std::pair<model::Millis, const char*> units[] = {
+        {model::kDay, "d"}, {model::kHour, "h"}, {model::kMinute, "m"}, {model::kSecond, "s"}, {1, "ms"}};
+    for (const auto& [size, name] : units) {
+      if (ms >= size) {
+        out += std::to_string(ms / size) + name;
+        ms %= size;
+      }
+    }
+    return (negative ? "-" : "") + (out.empty() ? std::string("0s") : out);
+  }
+
+  // Part 6 retry schedule: each attempt that was made (has sentAt), in order, must come at its
+  // offset from the event's `created` (whole seconds, so to the second).
+  void CheckAttemptTimes(const json& offsets, const json& deliveries, std::vector<std::string>& problems) {
+    Http ev = Send("GET", "/_sim/events", {}, {}, std::nullopt);
+    std::map<std::string, model::Millis> created;
+    for (const auto& e : ListOf(ev.body))
+      if (e.contains("id") && e.contains("created") && e["created"].is_number())
+        created[e["id"].get<std::string>()] = e["created"].get<model::Millis>() * model::kSecond;
+    std::vector<json> made;
+    for (const auto& d : deliveries)
+      if (d.contains("sentAt") && d["sentAt"].is_string()) made.push_back(d);
+    if (made.size() != offsets.size())
+      problems.push_back("attempts_after_event: expected " + std::to_string(offsets.size()) + " attempt(s) made, got " +
+                         std::to_string(made.size()));
+    for (size_t i = 0; i < made.size() && i < offsets.size(); ++i) {
+      const json& d = made[i];
+      const std::string event_id = d.value("eventId", "");
+      const auto sent = model::ParseIso(d["sentAt"].get<std::string>());
+      auto at = created.find(event_id);
+      if (!sent || at == created.end()) {
+        problems.push_back("attempts_after_event: attempt " + std::to_string(i + 1) + " of event '" + event_id +
+                           "': no sentAt or no such event in /_sim/events");
+        continue;
+      }
+      const model::Millis actual = *sent - at->second;
+      const model::Millis want = offsets[i].get<model::Millis>();
+      if (actual / model::kSecond != want / model::kSecond)
+        problems.push_back("attempts_after_event: attempt " + std::to_string(i + 1) + " (attempt number " +
+                           d.value("attempt", json()).dump() + " of " + event_id + ") was sent " + Duration(actual) +
+                           " after the event, expected " + Duration(want));
+    }
+  }
+
+  // Part 6 signature: every request the sink recorded verified against an endpoint's secret, and
+  // each body is an event that fits its schema.
+  void CheckSinkSignatures(const ScenarioStep& st, bool want, std::vector<std::string>& problems) {
+    std::string path;
+    try {
+      path = "/_sim/sinks/" + InterpolateText("${" + st.sinkVar + ".id}", vars_);
+    } catch (const VariableError& e) {
+      problems.push_back(e.what());
+      return;
+    }
+    Http sink = Send("GET", path, {}, {}, std::nullopt);
+    if (sink.status != 200 || !sink.body.is_object()) {
+      problems.push_back("signature_verified: GET " + path + " answered " + std::to_string(sink.status));
+      return;
+    }
+    const json requests = sink.body.value("requests", json::array());
+    if (requests.empty()) problems.push_back("signature_verified: sink " + st.sinkVar + " recorded no request");
+    for (const auto& r : requests) {
+      const json valid = r.value("signatureValid", json());
+      const std::string n = r.value("number", json()).dump();
+      if (valid != json(want))
+        problems.push_back("signature_verified: request " + n + " to sink " + st.sinkVar + ": signatureValid is " +
+                           valid.dump() + " (" + r.value("signatureCheck", json("")).dump() + "), expected " +
+                           (want ? "true" : "false"));
+      json body = json::parse(r.value("body", std::string()), nullptr, false);
+      if (body.is_discarded()) problems.push_back("request " + n + " to sink " + st.sinkVar + ": the body is not JSON");
+      else CheckEventSchema(body, "sink " + st.sinkVar + " request " + n, problems);
+    }
   }
 
   static json FieldFilter(const json& filter) {
@@ -467,6 +560,11 @@ class Runner {
       const std::string want = acc != accounts_.end() ? acc->second : "";
       if (!want.empty() && item.value("accountId", want) != want) return false;
       if (want.empty() && item.contains("apiKey") && item["apiKey"] != api_key) return false;
+    }
+    if (!st.sinkVar.empty()) {
+      // A delivery went to the sink when it went to the sink's URL.
+      auto url = LookupPath(vars_, st.sinkVar + ".url");
+      if (!url || item.value("url", json()) != *url) return false;
     }
     if (filter.contains("$event") && item.value("eventId", "") != filter["$event"]) return false;
     if (filter.contains("$endpoint") && item.value("endpointId", "") != filter["$endpoint"]) return false;
