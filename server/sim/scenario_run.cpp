@@ -22,10 +22,6 @@ struct Http {
   httplib::Headers headers;
 };
 
-bool IsJsonText(const std::string& ct) {
-  return ct.find("json") != std::string::npos;
-}
-
 std::string Lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -79,7 +75,6 @@ class Runner {
       if (sr.outcome == StepOutcome::kPassed) ++rep.passed;
       else if (sr.outcome == StepOutcome::kFailed) ++rep.failed;
       else ++rep.skipped;
-      if (o_.onStep) o_.onStep(sr);
       rep.steps.push_back(std::move(sr));
     }
     if (o_.prepare && !original_mode.empty() && original_mode != sc_.header.clockMode)
@@ -115,7 +110,7 @@ class Runner {
     out.status = res->status;
     out.headers = res->headers;
     json parsed = json::parse(res->body, nullptr, false);
-    if (!parsed.is_discarded() && (IsJsonText(res->get_header_value("Content-Type")) || !res->body.empty())) {
+    if (!parsed.is_discarded()) {
       out.body = std::move(parsed);
       out.isJson = true;
     } else {

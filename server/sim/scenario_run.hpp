@@ -26,8 +26,6 @@ struct ScenarioRunOptions {
   std::function<std::string(const std::string& method, const std::string& path)> operationOf;
   // The fixture `fixtures: default` means on a running emsim (loaded here, sent by PUT /_sim/state).
   std::string defaultFixture;
-  // Progress: called after each top-level step (the CLI prints as it goes).
-  std::function<void(const StepReport&)> onStep;
 };
 
 ScenarioReport RunScenario(const Scenario& scenario, const ScenarioRunOptions& options);
