@@ -556,6 +556,8 @@ class Parser {
     return st;
   }
 
+  static std::string Plain(const json& v) { return v.is_string() ? v.get<std::string>() : Brief(v, 60); }
+
   // The report's one-line description of a step (before variables are filled in).
   static std::string Display(const ScenarioStep& st, const YAML::Node& n) {
     const ScenarioCall& c = st.call;
@@ -571,7 +573,7 @@ class Parser {
       case StepKind::kFault: return "fault" + brief(c.body);
       case StepKind::kClearFaults: return "clear_faults";
       case StepKind::kTransition:
-        return "transition " + n["transition"]["domain"].Scalar() + " -> " + c.body->value("status", json()).dump();
+        return "transition " + n["transition"]["domain"].Scalar() + " -> " + Plain(c.body->value("status", json()));
       case StepKind::kWallet: return "wallet of " + c.as + " = " + (*c.body)["balance"].dump();
       case StepKind::kTrigger: return "trigger " + c.body->value("type", "") + (c.body->contains("objectId") ? " on " + (*c.body)["objectId"].get<std::string>() : "");
       case StepKind::kExpectState: {
@@ -583,7 +585,7 @@ class Parser {
       case StepKind::kExpectDeliveries:
       case StepKind::kExpectNotifications: {
         std::string d = kind;
-        for (const auto& [k, v] : st.list.filter.items()) d += " " + (k[0] == '$' ? k.substr(1) : k) + "=" + Brief(v, 60);
+        for (const auto& [k, v] : st.list.filter.items()) d += " " + (k[0] == '$' ? k.substr(1) : k) + "=" + Plain(v);
         if (!st.sinkVar.empty()) d += " sink=" + st.sinkVar;
         return d;
       }

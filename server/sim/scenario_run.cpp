@@ -303,6 +303,8 @@ class Runner {
     if (!problems.empty()) {
       r.outcome = StepOutcome::kFailed;
       r.problems = std::move(problems);
+      // A listing step's checks ran on the selected items: show those.
+      if (subject.is_array() && subject != res.body) r.response["body"] = subject;
       // The whole state is long: show the parts the step asserted.
       if (st.kind == StepKind::kExpectState && st.expectBody && res.body.is_object()) {
         json shown = json::object();
@@ -447,7 +449,9 @@ class Runner {
       for (size_t i = 0; i < list.size(); ++i) CheckEventSchema(list[i], what + "/" + std::to_string(i), problems);
     if (st.attemptOffsets) CheckAttemptTimes(*st.attemptOffsets, list, problems);
     if (st.signatureVerified) CheckSinkSignatures(st, *st.signatureVerified, problems);
-    if (!problems.empty() && list.size() <= 30) problems.push_back("selected " + what + ": " + Brief(list, 2000));
+    if (!problems.empty())
+      problems.push_back("(" + std::to_string(list.size()) + " of " + std::to_string(ListOf(body).size()) + " " + what +
+                         " selected; the response below shows them)");
     return list;
   }
 
@@ -504,8 +508,8 @@ class Runner {
       const model::Millis actual = *sent - at->second;
       const model::Millis want = offsets[i].get<model::Millis>();
       if (actual / model::kSecond != want / model::kSecond)
-        problems.push_back("attempts_after_event: attempt " + std::to_string(i + 1) + " (attempt number " +
-                           d.value("attempt", json()).dump() + " of " + event_id + ") was sent " + Duration(actual) +
+        problems.push_back("attempts_after_event: attempt " + std::to_string(i + 1) + " (" + event_id + " attempt " +
+                           d.value("attempt", json()).dump() + ") was sent " + Duration(actual) +
                            " after the event, expected " + Duration(want));
     }
   }
