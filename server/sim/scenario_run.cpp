@@ -168,13 +168,10 @@ class Runner {
       if (key.empty()) continue;
       std::string alias = id.rfind("acc_", 0) == 0 ? id.substr(4) : id;
       aliases_[Lower(alias)] = key;
-      accounts_[Lower(alias)] = id;
+      accountOfKey_[key] = id;
       if (a.contains("user") && a["user"].is_object()) {
         const std::string first = Lower(a["user"].value("firstName", ""));
-        if (!first.empty() && !aliases_.count(first)) {
-          aliases_[first] = key;
-          accounts_[first] = id;
-        }
+        if (!first.empty() && !aliases_.count(first)) aliases_[first] = key;
       }
     }
     for (const auto& [alias, key] : sc_.header.accounts.items()) aliases_[alias] = key.get<std::string>();
@@ -318,8 +315,11 @@ class Runner {
     // ---- remember -----------------------------------------------------------------------------
     if (!st.bind.empty()) {
       vars_[st.bind] = res.body;
-      if (st.kind == StepKind::kTenant && res.body.is_object() && res.body.contains("apiKey"))
-        aliases_[st.bind] = res.body["apiKey"].get<std::string>();
+      if (st.kind == StepKind::kTenant && res.body.is_object() && res.body.contains("apiKey")) {
+        const std::string key = res.body["apiKey"].get<std::string>();
+        aliases_[st.bind] = key;
+        accountOfKey_[key] = res.body.value("accountId", "");
+      }
     }
     for (const auto& [var, where] : st.save) {
       auto v = LookupPath(subject, where);
@@ -429,10 +429,20 @@ class Runner {
   json CheckList(const ScenarioStep& st, const json& body, const std::string& api_key, std::vector<std::string>& problems) {
     const ListCheck& l = st.list;
     json filter = Interpolate(l.filter, vars_);
+    // `as:` selects the records of that account.
+    std::string account;
+    if (!api_key.empty()) {
+      auto it = accountOfKey_.find(api_key);
+      if (it == accountOfKey_.end() || it->second.empty()) {
+        problems.push_back("as: no account known for the key '" + api_key + "' (an alias, a tenant, or a fixture key)");
+        return json::array();
+      }
+      account = it->second;
+    }
     json list = json::array();
     for (const auto& item : ListOf(body)) {
       if (!MatchJson(FieldFilter(filter), item).empty()) continue;
-      if (!SpecialFilterHolds(filter, item, api_key, st)) continue;
+      if (!SpecialFilterHolds(filter, item, account, st)) continue;
       list.push_back(item);
     }
     const std::string what = std::string(ToString(st.kind)).substr(7);  // "events", ...
@@ -552,14 +562,8 @@ class Runner {
   }
 
   // Filters that name things the scenario knows by alias or variable.
-  bool SpecialFilterHolds(const json& filter, const json& item, const std::string& api_key, const ScenarioStep& st) {
-    if (!st.call.as.empty()) {
-      const std::string alias = InterpolateText(st.call.as, vars_);
-      auto acc = accounts_.find(alias);
-      const std::string want = acc != accounts_.end() ? acc->second : "";
-      if (!want.empty() && item.value("accountId", want) != want) return false;
-      if (want.empty() && item.contains("apiKey") && item["apiKey"] != api_key) return false;
-    }
+  bool SpecialFilterHolds(const json& filter, const json& item, const std::string& account, const ScenarioStep& st) {
+    if (!account.empty() && item.value("accountId", "") != account) return false;
     if (!st.sinkVar.empty()) {
       // A delivery went to the sink when it went to the sink's URL.
       auto url = LookupPath(vars_, st.sinkVar + ".url");
@@ -582,7 +586,7 @@ class Runner {
   httplib::Client client_;
   json vars_ = json::object();
   std::map<std::string, std::string> aliases_;   // alias -> API key
-  std::map<std::string, std::string> accounts_;  // alias -> account id
+  std::map<std::string, std::string> accountOfKey_;  // API key -> account id
 };
 
 }  // namespace

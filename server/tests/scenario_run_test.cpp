@@ -266,6 +266,77 @@ steps:
   EXPECT_EQ(AllProblems(r), "body/now: expected anything but \"2026-01-01T12:00:00.000Z\", got \"2026-01-01T12:00:00.000Z\"\n");
 }
 
+TEST(ScenarioRun, EventsAndDeliveriesAreSelectedCheckedAndSaved) {
+  TestServer server;
+  const std::string story = R"(
+name: deliveries
+steps:
+  - sink: hook
+    config: {failFirst: 1}
+  - POST: /v2/webhooks/endpoints
+    as: alice
+    body: {url: "${hook.url}", enabled_events: [domain.updated]}
+  - transition: {domain: dom_nw_01, status: CONNECTED}
+  - transition: {domain: dom_lu_01, status: CONNECTED}
+  - expect_events:
+      type: domain.updated
+      as: alice
+      where: {data: {domainDetails: {id: dom_nw_01}}}
+      count: 1
+    save: {ev: /0/id}
+  - expect_events: {type: domain.updated, as: bob, count: 1, items: [{data: {domainDetails: {id: dom_lu_01}}}]}
+  - advance: 10m
+  - expect_deliveries:
+      sink: hook
+      event: ${ev}
+      count: 2
+      attempts_after_event: ATTEMPTS
+      items: [{status: failed, responseStatus: 500}, {status: succeeded, responseStatus: 200}]
+      signature_verified: true
+)";
+  auto with = [&](const std::string& attempts) {
+    std::string y = story;
+    y.replace(y.find("ATTEMPTS"), 8, attempts);
+    return y;
+  };
+  auto ok = RunText(server, with("[0s, 1m]"));
+  EXPECT_TRUE(ok.ok()) << sim::FormatReportText(ok);
+
+  auto late = RunText(server, with("[0s, 2m]"));
+  ASSERT_FALSE(late.ok());
+  const std::string problems = AllProblems(late);
+  EXPECT_NE(problems.find("attempts_after_event: attempt 2 ("), std::string::npos) << problems;
+  EXPECT_NE(problems.find(" attempt 2) was sent 1m after the event, expected 2m"), std::string::npos) << problems;
+  EXPECT_NE(problems.find("(2 of 2 deliveries selected; the response below shows them)"), std::string::npos) << problems;
+  // The report shows what the checks ran on: the selected deliveries.
+  const auto& failed = late.steps.back();
+  ASSERT_TRUE(failed.response["body"].is_array());
+  EXPECT_EQ(failed.response["body"].size(), 2u);
+}
+
+TEST(ScenarioRun, ATenantIsAnAccountAlias) {
+  TestServer server;
+  auto r = RunText(server, R"(
+name: tenant
+steps:
+  - tenant: carol
+    config: {template: acc_bob}
+  - GET: /_sim/wallet
+    as: carol
+    expect: {body: {balance: 40, accountId: "${carol.accountId}"}}
+  - GET: /v1/workspace/list
+    as: carol
+    expect: {body: {data: [{id: "${carol.workspaces.0.id}"}]}}
+  - GET: /v1/domain/list
+    as: carol
+    save: {dom: data.domains.0.id}
+  - transition: {domain: "${dom}", status: CONNECTED}
+  - expect_events: {as: carol, type: domain.updated, count: 1, items: [{data: {domainDetails: {id: "${dom}"}}}]}
+  - expect_events: {as: bob, count: 0}
+)");
+  EXPECT_TRUE(r.ok()) << sim::FormatReportText(r);
+}
+
 // ---- the deliberately wrong file fails with a clear report ---------------------------------------
 
 TEST(ScenarioRun, DeliberatelyWrongScenarioFailsClearly) {
