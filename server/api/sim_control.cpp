@@ -39,6 +39,8 @@ http::Reply SimPutState(http::Ctx& ctx) {
   } catch (const std::exception& e) {
     return model::Error::Validation("body", std::string("not a valid state dump: ") + e.what());
   }
+  // The loaded state may carry /_sim/faults (setting the hint is always safe).
+  if (body.contains("faults") && !body["faults"].empty()) ctx.svc.faultsMayExist.store(true, std::memory_order_release);
   if (body.contains("clock")) {
     const json& c = body["clock"];
     ctx.svc.clock.Restore(c.value("mode", "manual") == "real" ? sim::ClockMode::kReal : sim::ClockMode::kManual,

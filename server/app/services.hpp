@@ -1,5 +1,6 @@
 #pragma once
 // What a handler may use. App owns every piece; handlers get them through Ctx::svc.
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -78,6 +79,10 @@ struct Services {
   std::string selfUrl;
   // One scenario at a time on a live emsim: two would reset and advance each other's world.
   std::mutex scenarioRunMu;
+  // A hint that State may hold /_sim/faults, so the request pipeline skips the fault lookup (and
+  // its lock) when none was ever defined. Written only under the store's write lock, by whoever
+  // adds or removes faults; a stale `true` costs one lookup, never a missed fault.
+  std::atomic<bool> faultsMayExist{false};
 };
 
 }  // namespace emsim::app

@@ -7,6 +7,7 @@
 #include "api/onebox.hpp"
 #include "api/placement_tests.hpp"
 #include "api/sim_billing.hpp"
+#include "api/sim_faults.hpp"
 #include "api/sim_control.hpp"
 #include "api/sim_events.hpp"
 #include "api/sim_exports.hpp"
@@ -89,6 +90,10 @@ const std::vector<Route>& Routes() {
     {"POST", "/_sim/tenants",                        "sim.tenants.create",     A::kControl,   &api::SimCreateTenant},
     // ---- /_sim scenarios (issue 5): YAML in, the report as JSON out ------------------------------
     {"POST", "/_sim/scenarios/run",                  "sim.scenarios.run",      A::kControl,   &api::SimRunScenario, B::kYaml},
+    {"POST",   "/_sim/faults",                       "sim.faults.create",      A::kControl,   &api::SimCreateFault},
+    {"GET",    "/_sim/faults",                       "sim.faults.list",        A::kControl,   &api::SimListFaults},
+    {"DELETE", "/_sim/faults",                       "sim.faults.clear",       A::kControl,   &api::SimClearFaults},
+    {"DELETE", "/_sim/faults/:id",                   "sim.faults.delete",      A::kControl,   &api::SimDeleteFault},
   };
   // clang-format on
   return kRoutes;

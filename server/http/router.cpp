@@ -2,10 +2,13 @@
 
 #include <atomic>
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <stdexcept>
+#include <thread>
 
 #include "http/error_mapper.hpp"
+#include "model/faults.hpp"
 #include "model/messages.hpp"
 #include "sim/log.hpp"
 
@@ -108,6 +111,24 @@ std::string WhereItBroke(const std::string& body, const json::parse_error& e) {
   return "line " + std::to_string(line) + ", column " + std::to_string(col) + ": " + what;
 }
 
+bool IsControlPath(const std::string& path) { return path == "/_sim" || path.rfind("/_sim/", 0) == 0; }
+
+// The answer of a fault that replaces the whole answer. Without a `body`, an error status gets
+// the spec's shape for it (Part 7), so a client sees what a real failure looks like; a string
+// body is sent as-is (text/plain), e.g. a proxy's error page.
+Response InjectedAnswer(const model::Fault& f, app::ErrorIds& error_ids) {
+  const int status = f.status.value_or(200);
+  if (f.hasBody) {
+    if (f.body.is_string()) return Response{status, nullptr, f.body.get<std::string>(), "text/plain", {}};
+    return Json(f.body, status);
+  }
+  const std::string message = (status == 500 ? std::string(model::msg::kInternalError) : "Injected fault") +
+                              " (injected fault " + f.id + ")";
+  if (status == 400) return Json({{"status", status}, {"message", message}, {"errors", json::array()}}, status);
+  if (status >= 400) return Json({{"status", status}, {"message", message}, {"errorId", error_ids.Next()}}, status);
+  return Json({{"status", status}, {"message", message}, {"data", nullptr}}, status);
+}
+
 }  // namespace
 
 Response Router::Handle(RawRequest raw) {
@@ -124,6 +145,31 @@ Response Router::Handle(RawRequest raw) {
     else if (req.query[k].is_array()) req.query[k].push_back(v);
     else req.query[k] = json::array({req.query[k], v});
   }
+  // ---- faults (/_sim/faults) ---------------------------------------------------------------------
+  // Early, so an injected answer replaces the whole pipeline (no auth, no handler: nothing
+  // changes); an edit of the real answer (`patch`) lets the pipeline run and is applied in
+  // Finish. /_sim itself is never faulted, so a test can always clear its faults. With no fault
+  // defined (the usual case) no request takes a lock for this; otherwise the shared lock first.
+  if (svc_.faultsMayExist.load(std::memory_order_acquire) && !IsControlPath(req.path)) {
+    const std::string key = req.Header("x-auth-service");
+    const bool candidate = svc_.store.Read([&](const model::State& s) {
+      return model::AnyFaultMatches(s, model::kFaultTargetRequest, req.method, req.path, key);
+    });
+    if (candidate) {
+      req.fault = svc_.store.Write([&](model::State& s) {
+        return model::TakeFault(s, model::kFaultTargetRequest, req.method, req.path, key);
+      });
+    }
+    if (req.fault) {
+      // Wall time on purpose: the delay exists to exercise a client's real timeout.
+      if (req.fault->delayMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(req.fault->delayMs));
+      if (req.fault->ReplacesAnswer()) {
+        if (const Match m = Find(req.method, req.path); m.route) req.operationId = m.route->operationId;  // journal
+        return Finish(req, InjectedAnswer(*req.fault, svc_.errorIds), started, nullptr);
+      }
+    }
+  }
+
   auto fail = [&](const model::Error& e) {
     json errors = e.code == model::ErrorCode::kValidation ? ToResponse(e, "").body["errors"] : json();
     return Finish(req, ToResponse(e, svc_.errorIds.Next()), started, errors.is_null() ? nullptr : &errors);
@@ -222,6 +268,15 @@ Response Router::Handle(RawRequest raw) {
 }
 
 Response Router::Finish(Request& req, Response res, const model::Millis started, const json* validation_errors) {
+  std::string fault_error;
+  if (req.fault && !req.fault->ReplacesAnswer()) {
+    if (!req.fault->patch.empty() && !res.raw) {
+      auto patched = model::ApplyFaultPatch(res.body, req.fault->patch);
+      if (patched) res.body = std::move(*patched);
+      else fault_error = patched.error().errors.front().msg;
+    }
+    if (req.fault->status) res.status = *req.fault->status;
+  }
   res.headers.emplace_back("x-request-id", req.requestId);
   // The journal (GET /_sim/requests) skips its own reads, so polling it does not fill it. The
   // request is finished with, so its parts move into the entry.
@@ -239,6 +294,8 @@ Response Router::Finish(Request& req, Response res, const model::Millis started,
     else if (!req.rawBody.empty()) entry.rawBody = req.rawBody.substr(0, 4096);
     if (validation_errors) entry.validationErrors = *validation_errors;
     if (res.status >= 400 && res.body.is_object()) entry.response = res.body;
+    if (req.fault) entry.faultId = req.fault->id;
+    entry.faultError = std::move(fault_error);
     svc_.journal.Add(std::move(entry));
   }
   return res;

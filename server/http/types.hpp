@@ -11,6 +11,7 @@
 #include "model/auth.hpp"
 #include "model/error.hpp"
 #include "model/json.hpp"
+#include "model/state.hpp"
 
 namespace emsim::http {
 
@@ -22,6 +23,7 @@ struct Request {
   bool hasBody = false;
   std::string rawBody;
   std::multimap<std::string, std::string> headers;  // names lower-cased
+  std::optional<model::Fault> fault;                // the /_sim/faults fault this request met, if any
   std::string Header(const std::string& lower_name) const {
     auto it = headers.find(lower_name);
     return it == headers.end() ? std::string() : it->second;

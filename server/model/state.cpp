@@ -69,6 +69,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SinkBehaviour, status, failFirst
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SinkRequest, number, receivedAt, method, path, headers, body,
                                                 signatureValid, signatureCheck, endpointId, answer, answeredStatus)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Sink, id, name, behaviour, received, requests, createdAt)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Fault, id, target, method, path, apiKey, status, hasBody, body, patch,
+                                                delayMs, corruptSignature, times, hits, createdAt)
 
 void State::RebuildIndexes() {
   accountByApiKey.clear();
@@ -242,6 +244,8 @@ json DumpState(const State& s) {
   j["deliveries"] = s.deliveries;
   j["notifications"] = s.notifications;
   j["sinks"] = TableToJson(s.sinks);
+  j["faults"] = s.faults;
+  j["nextFaultSeq"] = s.nextFaultSeq;
   return j;
 }
 
@@ -283,6 +287,8 @@ State LoadState(const json& j) {
     if (j.contains("nextJobSeq")) s.nextJobSeq = j.at("nextJobSeq").get<std::uint64_t>();
     if (j.contains("deliveries")) s.deliveries = j.at("deliveries").get<std::vector<DeliveryAttempt>>();
     if (j.contains("notifications")) s.notifications = j.at("notifications").get<std::vector<Notification>>();
+    if (j.contains("faults")) s.faults = j.at("faults").get<std::vector<Fault>>();
+    if (j.contains("nextFaultSeq")) s.nextFaultSeq = j.at("nextFaultSeq").get<std::uint64_t>();
   } catch (const std::exception& e) {
     throw std::invalid_argument(std::string("state: ") + e.what());
   }

@@ -323,6 +323,32 @@ struct Job {
   json args = json::object();
 };
 
+// An injected fault (/_sim/faults); the rules are in model/faults.hpp.
+inline constexpr const char* kFaultTargetRequest = "request";
+inline constexpr const char* kFaultTargetDelivery = "delivery";
+inline constexpr Millis kMaxFaultDelayMs = 60 * kSecond;
+
+struct Fault {
+  std::string id;  // "flt_<n>": a sequence of its own, so faults never shift the seeded ids
+  std::string target = kFaultTargetRequest;
+  std::string method = "*";  // HTTP method, or "*" for any
+  std::string path;          // exact path, or a prefix when it ends in "*"
+  std::optional<std::string> apiKey;  // only requests with this x-auth-service (parallel tests)
+  std::optional<int> status;
+  bool hasBody = false;  // `body` replaces the answer (null is a body too)
+  json body;
+  json patch = json::array();  // RFC 6902 operations
+  Millis delayMs = 0;
+  bool corruptSignature = false;
+  std::int64_t times = 1;  // matching requests it affects; 0 = until deleted
+  std::int64_t hits = 0;
+  Millis createdAt = 0;
+
+  bool Active() const { return times == 0 || hits < times; }
+  // True when the handler must not run: the whole answer comes from the fault.
+  bool ReplacesAnswer() const { return target == kFaultTargetRequest && (hasBody || (status && patch.empty())); }
+};
+
 struct State {
   IdGenerator ids;
   std::map<std::string, std::int64_t> timings;  // seconds, from the fixture; see TimingMs()
@@ -352,6 +378,8 @@ struct State {
   std::vector<DeliveryAttempt> deliveries;
   std::vector<Notification> notifications;
   Table<Sink> sinks;
+  std::vector<Fault> faults;  // /_sim/faults, in creation order (the first match wins)
+  std::uint64_t nextFaultSeq = 1;
 
   // ---- derived indexes (never dumped) ----------------------------------------------------------
   // Rebuilt by RebuildIndexes (fixture load, state load) and kept current by the mutators below,
@@ -431,5 +459,6 @@ EMSIM_DECLARE_JSON(Notification)
 EMSIM_DECLARE_JSON(SinkBehaviour)
 EMSIM_DECLARE_JSON(SinkRequest)
 EMSIM_DECLARE_JSON(Sink)
+EMSIM_DECLARE_JSON(Fault)
 
 }  // namespace emsim::model

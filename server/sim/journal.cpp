@@ -30,6 +30,8 @@ json ToJson(const JournalEntry& e) {
   else if (!e.rawBody.empty()) out["rawBody"] = RedactRawBody(e.rawBody);  // a password in an unparsable body
   if (!e.validationErrors.is_null()) out["validationErrors"] = e.validationErrors;
   if (!e.response.is_null()) out["response"] = e.response;
+  if (!e.faultId.empty()) out["faultId"] = e.faultId;
+  if (!e.faultError.empty()) out["faultError"] = e.faultError;
   return out;
 }
 

@@ -25,6 +25,8 @@ struct JournalEntry {
   std::string rawBody;         // first 4 KiB of a body that is not JSON
   json validationErrors;       // null = none
   json response;               // error answers (status >= 400); null = none
+  std::string faultId;         // the /_sim/faults fault the request met ("" = none)
+  std::string faultError;      // why that fault's patch did not apply ("" = it did)
 };
 
 class Journal {
@@ -45,7 +47,7 @@ class Journal {
 };
 
 // The journal record of an entry: {id, time, method, path, query, operationId, status, body |
-// rawBody, validationErrors?, response?}.
+// rawBody, validationErrors?, response?, faultId?, faultError?}.
 json ToJson(const JournalEntry& e);
 
 // Replaces the value of every "password" key, at any depth, so secrets never reach the journal,
