@@ -1,0 +1,49 @@
+#include "live.hpp"
+
+namespace contract {
+
+json Workspaces() {
+  Reply r = Invoke("workspaces.list");
+  if (!ExpectOk(r) || !r.body["data"].is_array()) return json::array();
+  return r.body["data"];
+}
+
+json AllDomains(size_t max_pages) {
+  json out = json::array();
+  for (size_t page = 1; page <= max_pages; ++page) {
+    Args a;
+    a.query["page"] = std::to_string(page);
+    Reply r = Invoke("domains.list", a);
+    if (!ExpectOk(r)) break;
+    const json& d = r.body["data"];
+    if (!d.is_object() || !d["domains"].is_array()) break;
+    for (const auto& x : d["domains"]) out.push_back(x);
+    if (d["domains"].empty() || !d["totalPages"].is_number_integer() || static_cast<long>(page) >= d["totalPages"].get<long>()) break;
+  }
+  return out;
+}
+
+std::optional<json> AnyMailbox() {
+  Reply r = Invoke("mailboxes.list");
+  if (!ExpectOk(r) || !r.body["data"].is_object()) return std::nullopt;
+  for (const auto& group : r.body["data"].value("domains", json::array()))
+    for (const auto& m : group.value("mailboxes", json::array())) return m;
+  return std::nullopt;
+}
+
+FaultGuard::~FaultGuard() {
+  for (const auto& id : ids_) Sim("DELETE", "/_sim/faults/" + id);
+}
+
+std::string FaultGuard::Add(json fault) {
+  if (!fault.contains("apiKey") && fault.value("target", "request") == "request") fault["apiKey"] = Cfg().apiKey;
+  Reply r = Sim("POST", "/_sim/faults", fault);
+  if (r.status != 201 || !r.isJson) {
+    ADD_FAILURE() << "POST /_sim/faults: " << r.Brief();
+    return "";
+  }
+  ids_.push_back(r.body["id"]);
+  return r.body["id"];
+}
+
+}  // namespace contract

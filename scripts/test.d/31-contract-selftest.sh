@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The contract suite must be able to fail (issue 6). Against a fresh emsim, each case injects a
+# fault through /_sim/faults (a wrong field type, a missing envelope field, a 500, ...), runs the
+# contract tests that should catch it, and asserts that they FAIL with a message naming the
+# operation, the field and the rule, and that the fault was really met. A control run first shows
+# the same tests pass on the healthy emsim, so each failure is the fault's doing.
+set -uo pipefail
+build=${1:?build dir}
+suite="$build/emsim-contract-tests"
+tmp=$(mktemp -d)
+pid=""
+trap 'rm -rf "$tmp"; [ -n "$pid" ] && kill "$pid" 2>/dev/null' EXIT
+pass=0 fail=0
+
+"$build/emsim" serve --port 0 --clock manual >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+for _ in $(seq 1 200); do grep -q 'emsim ready' "$tmp/out" 2>/dev/null && break; sleep 0.05; done
+port=$(grep -o 'ready on http://127.0.0.1:[0-9]*' "$tmp/out" | head -1 | sed 's/.*://')
+[ -n "$port" ] || { echo "selftest: emsim did not start"; cat "$tmp/out" "$tmp/err"; exit 1; }
+base="http://127.0.0.1:$port"
+
+fault() { curl -s -o "$tmp/fault" -w '%{http_code}' "$base/_sim/faults" -H 'content-type: application/json' -d "$1"; }
+
+# expect_failure NAME GTEST_FILTER EXPECTED_MESSAGE FAULT_JSON...
+expect_failure() {
+  local name=$1 filter=$2 expected=$3
+  shift 3
+  curl -s -X DELETE "$base/_sim/faults" >/dev/null
+  for f in "$@"; do
+    if [ "$(fault "$f")" != 201 ]; then
+      fail=$((fail + 1)); echo "FAIL: $name: /_sim/faults refused $f: $(cat "$tmp/fault")"; return
+    fi
+  done
+  "$suite" --base-url "$base" --gtest_filter="$filter" >"$tmp/run" 2>&1
+  local rc=$?
+  local faults; faults=$(curl -s "$base/_sim/faults")
+  if [ "$rc" -eq 0 ]; then
+    fail=$((fail + 1)); echo "FAIL: $name: $filter passed although the service was broken"
+  elif ! grep -qF -- "$expected" "$tmp/run"; then
+    fail=$((fail + 1)); echo "FAIL: $name: $filter failed, but no message contains: $expected"; sed 's/^/    /' "$tmp/run" | grep -v '^\s*$' | head -30
+  elif grep -q '"hits":0' <<<"$faults"; then
+    fail=$((fail + 1)); echo "FAIL: $name: a fault was never met: $faults"
+  else
+    pass=$((pass + 1)); echo "ok: $name -> $(grep -F -- "$expected" "$tmp/run" | head -1)"
+  fi
+}
+
+filters=(
+  'DomainsList.ConformsToItsSchema' 'WorkspacesList.ConformsToItsSchema' 'MailboxesList.ConformsToItsSchema'
+  'DomainsList.PagingCountersAgreeWithThePages' 'Auth.MissingApiKey*' 'MailboxesDetails.MissingIdIs400'
+)
+all=$(IFS=:; echo "${filters[*]}")
+if "$suite" --base-url "$base" --gtest_filter="$all" >"$tmp/control" 2>&1; then
+  pass=$((pass + 1)); echo "ok: control run: the chosen tests pass on a healthy emsim"
+else
+  fail=$((fail + 1)); echo "FAIL: control run: the chosen tests fail without any fault"; tail -30 "$tmp/control"
+fi
+
+expect_failure "wrong field type" 'DomainsList.ConformsToItsSchema' \
+  'domains.list: /data/domains/0/assignedMailboxesCount must be numeric text' \
+  '{"method":"GET","path":"/v1/domain/list","times":0,"patch":[{"op":"replace","path":"/data/domains/0/assignedMailboxesCount","value":3}]}'
+
+expect_failure "missing envelope field" 'WorkspacesList.ConformsToItsSchema' \
+  'workspaces.list: /message is required' \
+  '{"method":"GET","path":"/v1/workspace/list","times":0,"patch":[{"op":"remove","path":"/message"}]}'
+
+expect_failure "status not mirrored" 'DomainsList.ConformsToItsSchema' \
+  'domains.list: /status must mirror the HTTP status 200' \
+  '{"method":"GET","path":"/v1/domain/list","times":0,"patch":[{"op":"replace","path":"/status","value":201}]}'
+
+expect_failure "a 500" 'MailboxesList.ConformsToItsSchema' \
+  'mailboxes.list: HTTP status must be 200, got 500' \
+  '{"method":"GET","path":"/v1/mailbox/list","times":0,"status":500}'
+
+expect_failure "impossible timestamp" 'DomainsList.ConformsToItsSchema' \
+  'domains.list: /data/domains/1/createdAt must be an ISO 8601 UTC timestamp with milliseconds' \
+  '{"method":"GET","path":"/v1/domain/list","times":0,"patch":[{"op":"replace","path":"/data/domains/1/createdAt","value":"2026-02-30T10:00:00.000Z"}]}'
+
+expect_failure "paging counter off" 'DomainsList.PagingCountersAgreeWithThePages' \
+  'domains.list: /data/totalSearchedCount must equal the records over all' \
+  '{"method":"GET","path":"/v1/domain/list","times":0,"patch":[{"op":"replace","path":"/data/totalSearchedCount","value":99}]}'
+
+expect_failure "401 without a UUID v4 errorId" 'Auth.MissingApiKey*' \
+  'workspaces.list: /errorId must be a UUID v4' \
+  '{"method":"GET","path":"/v1/workspace/list","apiKey":"","times":0,"status":401,"body":{"status":401,"message":"Invalid API key","errorId":"42"}}'
+
+expect_failure "400 not naming the param" 'MailboxesDetails.MissingIdIs400' \
+  'mailboxes.details: /errors must hold an entry with param "id"' \
+  '{"method":"GET","path":"/v1/mailbox/details","times":0,"status":400,"body":{"status":400,"message":"Validation failed","errors":[{"msg":"mailbox required","param":"mailboxId","location":"query"}]}}'
+
+kill -TERM "$pid"; wait "$pid" 2>/dev/null; pid=""
+echo "contract-selftest: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
