@@ -23,6 +23,8 @@ Usage: emsim-contract-tests [flags] [--gtest_filter=...]
   --allow-spending           run checks that cost money (env EMSIM_ALLOW_SPENDING=1)
   --schemas DIR              response schemas (env EMSIM_SCHEMAS_DIR; default: the checkout's schemas/)
   --timeout SECONDS          per request (env EMSIM_TIMEOUT; default 30)
+  --as-real-deployment       treat the target as a real deployment even if it is emsim (to check
+                             that the suite changes nothing there unless allowed)
 
 Against emsim (detected by GET /_sim/health) every check runs, including those that need the
 control plane (clock, faults, sinks, state); nothing there is real money or real data. Against any
@@ -93,6 +95,7 @@ std::string ParseConfig(int& argc, char** argv, bool* help) {
     }
     if (flag == "--allow-mutations") { c.allowMutations = true; continue; }
     if (flag == "--allow-spending") { c.allowSpending = true; continue; }
+    if (flag == "--as-real-deployment") { c.asRealDeployment = true; continue; }
     const bool known = text.count(flag) || flag == "--receiver-port" || flag == "--timeout";
     if (!known) {
       if (a.rfind("--gtest", 0) != 0 && a.rfind("--", 0) == 0) return "unknown flag " + a + " (see --help)";

@@ -20,6 +20,8 @@ struct Config {
   bool allowSpending = false;              // --allow-spending, EMSIM_ALLOW_SPENDING=1
   std::string schemasDir;                  // --schemas, EMSIM_SCHEMAS_DIR (default: the checkout's schemas/)
   int timeoutSeconds = 30;                 // --timeout, EMSIM_TIMEOUT
+  bool asRealDeployment = false;  // --as-real-deployment: treat an emsim like any other target (the
+                                  // suite's own self-test: does it keep its hands off?)
 
   // Found out at start-up.
   bool isEmsim = false;        // GET /_sim/health answered like emsim

@@ -22,6 +22,12 @@ const std::vector<Operation>& Operations() {
     {"mailboxes.list",                     "GET",   "/v1/mailbox/list",                     S::kEnvelope,    E::kRead,    "Part 4.3"},
     {"mailboxes.details",                  "GET",   "/v1/mailbox/details",                  S::kEnvelope,    E::kRead,    "Part 4.3"},
     {"domains.list",                       "GET",   "/v1/domain/list",                      S::kEnvelope,    E::kRead,    "Part 4.4"},
+    {"domains.available",                  "POST",  "/v1/domain/available",                 S::kEnvelope,    E::kRead,    "Part 4.4"},
+    {"domains.buy",                        "POST",  "/v1/domain/buy-domain",                S::kBare,        E::kSpends,  "Part 4.4"},
+    {"domains.dns_check",                  "POST",  "/v1/domain/dns-check",                 S::kEnvelope,    E::kRead,    "Part 4.4"},
+    {"domains.add_dmarc",                  "POST",  "/v1/domain/add-dmarc",                 S::kEnvelope,    E::kMutates, "Part 4.4"},
+    {"domains.enable_forwarding",          "POST",  "/v1/domain/enable-email-forwarding",   S::kEnvelope,    E::kMutates, "Part 4.4"},
+    {"domains.enable_catch_all",           "POST",  "/v1/domain/enable-catch-all-email",    S::kEnvelope,    E::kMutates, "Part 4.4"},
   };
   // clang-format on
   return kOps;
@@ -195,6 +201,22 @@ void ExpectError(const Reply& r, int status, const std::string& param) {
     }
   } else {
     ReportSchema(op, "resources/error_with_id", r.body);  // errorId: UUID v4
+  }
+}
+
+void CheckRequiredFields(const std::string& op, const json& valid_body, const std::vector<std::string>& fields,
+                         const std::vector<std::pair<std::string, json>>& bad_values) {
+  for (const auto& f : fields) {
+    Args a;
+    a.body = valid_body;
+    a.body->erase(f);
+    ExpectError(Invoke(op, a), 400, f);
+  }
+  for (const auto& [f, v] : bad_values) {
+    Args a;
+    a.body = valid_body;
+    (*a.body)[f] = v;
+    ExpectError(Invoke(op, a), 400, f);
   }
 }
 

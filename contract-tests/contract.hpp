@@ -69,6 +69,11 @@ bool ExpectOk(const Reply& r, int status = 200);
 // errors[].param of a 400.
 void ExpectError(const Reply& r, int status, const std::string& param = "");
 
+// Part 7: each listed field missing from an otherwise valid body answers 400 naming it; so
+// does each (field, wrong value) pair of `bad_values`.
+void CheckRequiredFields(const std::string& op, const json& valid_body, const std::vector<std::string>& fields,
+                         const std::vector<std::pair<std::string, json>>& bad_values = {});
+
 // Part 2 value rules over any JSON: known timestamp fields are ISO 8601 UTC with milliseconds
 // and a real date; known numeric-text fields parse as whole numbers.
 void CheckValues(const std::string& op, const json& body, const std::string& base = "");

@@ -31,6 +31,11 @@ std::optional<json> AnyMailbox() {
   return std::nullopt;
 }
 
+void AdvanceClock(const std::string& duration) {
+  Reply r = Sim("POST", "/_sim/clock/advance", {{"duration", duration}});
+  if (r.status != 200) ADD_FAILURE() << "POST /_sim/clock/advance: " << r.Brief();
+}
+
 FaultGuard::~FaultGuard() {
   for (const auto& id : ids_) Sim("DELETE", "/_sim/faults/" + id);
 }

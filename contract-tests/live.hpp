@@ -18,6 +18,9 @@ json AllDomains(size_t max_pages = 30);
 // A mailbox record from mailboxes.list, if the account has one.
 std::optional<json> AnyMailbox();
 
+// emsim only: moves the simulated clock forward (runs every job that falls due).
+void AdvanceClock(const std::string& duration);
+
 // Deletes /_sim faults it created when it goes out of scope (emsim only).
 class FaultGuard {
  public:

@@ -17,6 +17,10 @@ void Detect() {
   contract::Reply health = contract::Sim("GET", "/_sim/health");
   c.isEmsim = health.status == 200 && health.isJson && health.body.is_object() &&
               health.body.value("status", "") == "ok" && health.body.contains("version");
+  if (c.isEmsim && c.asRealDeployment) {
+    c.isEmsim = false;
+    return;
+  }
   if (c.isEmsim) c.emsimVersion = health.body["version"].is_string() ? health.body["version"].get<std::string>() : "";
   if (!c.isEmsim || !c.apiKey.empty()) return;
   // An isolated tenant keeps the suite's changes away from other users of the same emsim.
@@ -52,7 +56,8 @@ int main(int argc, char** argv) {
                 << " is not emsim (GET /_sim/health did not answer like emsim): pass --api-key (or EMSIM_API_KEY)\n";
       return 2;
     }
-    std::cout << "target " << c.baseUrl << ": " << (c.isEmsim ? "emsim " + c.emsimVersion : std::string("not emsim"))
+    std::cout << "target " << c.baseUrl << ": "
+              << (c.isEmsim ? "emsim " + c.emsimVersion : std::string(c.asRealDeployment ? "treated as a real deployment" : "not emsim"))
               << (c.apiKeyFromEmsim ? " (API key from emsim)" : "")
               << "; mutations " << (c.isEmsim || c.allowMutations ? "run" : "skipped")
               << "; spending " << (c.isEmsim || c.allowSpending ? "runs" : "skipped")

@@ -45,6 +45,22 @@ expect_failure() {
   fi
 }
 
+# Hands off a real deployment: the whole suite, treating this emsim as a real deployment with no
+# --allow-* flag, must pass (read-only checks) and leave the state exactly as it was.
+curl -s "$base/_sim/state" >"$tmp/state.before"
+"$suite" --base-url "$base" --api-key emsim_test_alice_3f9c2a7b --as-real-deployment >"$tmp/real" 2>&1
+rc=$?
+curl -s "$base/_sim/state" >"$tmp/state.after"
+if [ "$rc" -ne 0 ]; then
+  fail=$((fail + 1)); echo "FAIL: read-only run failed"; grep -E 'Failure|FAILED|must' "$tmp/real" | head -20
+elif ! cmp -s "$tmp/state.before" "$tmp/state.after"; then
+  fail=$((fail + 1)); echo "FAIL: the read-only run changed the state"
+elif ! grep -q -- '--allow-mutations' "$tmp/real" || ! grep -q -- '--allow-spending' "$tmp/real" || ! grep -q 'the target is not emsim' "$tmp/real"; then
+  fail=$((fail + 1)); echo "FAIL: the read-only run did not report its skips with their reasons"
+else
+  pass=$((pass + 1)); echo "ok: as a real deployment without --allow-*: $(grep -oE 'SKIPPED \] [0-9]+ tests?' "$tmp/real" | grep -oE '[0-9]+') tests skipped with reasons, state unchanged"
+fi
+
 filters=(
   'DomainsList.ConformsToItsSchema' 'WorkspacesList.ConformsToItsSchema' 'MailboxesList.ConformsToItsSchema'
   'DomainsList.PagingCountersAgreeWithThePages' 'Auth.MissingApiKey*' 'MailboxesDetails.MissingIdIs400'
