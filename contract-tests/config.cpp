@@ -21,6 +21,8 @@ Usage: emsim-contract-tests [flags] [--gtest_filter=...]
   --receiver-port N          its port (env EMSIM_RECEIVER_PORT; default 0 = any free port)
   --allow-mutations          run checks that change data (env EMSIM_ALLOW_MUTATIONS=1)
   --allow-spending           run checks that cost money (env EMSIM_ALLOW_SPENDING=1)
+  --upgrade-plan-key KEY     a plan key subscriptions.upgrade may move a subscription to
+                             (env EMSIM_UPGRADE_PLAN_KEY); on emsim, read from its state
   --schemas DIR              response schemas (env EMSIM_SCHEMAS_DIR; default: the checkout's schemas/)
   --timeout SECONDS          per request (env EMSIM_TIMEOUT; default 30)
   --as-real-deployment       treat the target as a real deployment even if it is emsim (to check
@@ -61,11 +63,13 @@ std::string ParseConfig(int& argc, char** argv, bool* help) {
       {"--base-url", &c.baseUrl},           {"--api-key", &c.apiKey},
       {"--workspace-key", &c.workspaceKey}, {"--webhook-receiver-url", &c.webhookReceiverUrl},
       {"--receiver-host", &c.receiverHost}, {"--schemas", &c.schemasDir},
+      {"--upgrade-plan-key", &c.upgradePlanKey},
   };
   const std::map<std::string, const char*> env = {
       {"--base-url", "EMSIM_BASE_URL"},           {"--api-key", "EMSIM_API_KEY"},
       {"--workspace-key", "EMSIM_WORKSPACE_KEY"}, {"--webhook-receiver-url", "EMSIM_WEBHOOK_RECEIVER_URL"},
       {"--receiver-host", "EMSIM_RECEIVER_HOST"}, {"--schemas", "EMSIM_SCHEMAS_DIR"},
+      {"--upgrade-plan-key", "EMSIM_UPGRADE_PLAN_KEY"},
   };
   for (const auto& [flag, var] : env)
     if (const char* v = std::getenv(var); v && *v) *text.at(flag) = v;

@@ -19,6 +19,8 @@ struct Config {
   bool allowMutations = false;             // --allow-mutations, EMSIM_ALLOW_MUTATIONS=1
   bool allowSpending = false;              // --allow-spending, EMSIM_ALLOW_SPENDING=1
   std::string schemasDir;                  // --schemas, EMSIM_SCHEMAS_DIR (default: the checkout's schemas/)
+  std::string upgradePlanKey;              // --upgrade-plan-key, EMSIM_UPGRADE_PLAN_KEY: a plan key for
+                                           // subscriptions.upgrade (no operation lists plans)
   int timeoutSeconds = 30;                 // --timeout, EMSIM_TIMEOUT
   bool asRealDeployment = false;  // --as-real-deployment: treat an emsim like any other target (the
                                   // suite's own self-test: does it keep its hands off?)

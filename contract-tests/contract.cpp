@@ -28,6 +28,12 @@ const std::vector<Operation>& Operations() {
     {"domains.add_dmarc",                  "POST",  "/v1/domain/add-dmarc",                 S::kEnvelope,    E::kMutates, "Part 4.4"},
     {"domains.enable_forwarding",          "POST",  "/v1/domain/enable-email-forwarding",   S::kEnvelope,    E::kMutates, "Part 4.4"},
     {"domains.enable_catch_all",           "POST",  "/v1/domain/enable-catch-all-email",    S::kEnvelope,    E::kMutates, "Part 4.4"},
+    {"subscriptions.list",                 "GET",   "/v1/user/subscriptions",               S::kEnvelope,    E::kRead,    "Part 4.6"},
+    {"subscriptions.cancel",               "POST",  "/v1/user/cancel-subscription",         S::kMessageData, E::kMutates, "Part 4.6"},
+    {"subscriptions.upgrade",              "POST",  "/v2/subscriptions/upgrade",            S::kBare,        E::kSpends,  "Part 4.6"},
+    {"placement_tests.purchase",           "POST",  "/v2/placement-tests/purchase",         S::kEnvelope,    E::kSpends,  "Part 4.7"},
+    {"dns_shield.available_slots",         "GET",   "/v2/dns-shield/available-slots",       S::kEnvelope,    E::kRead,    "Part 4.8"},
+    {"dns_shield.upgrade_plan",            "POST",  "/v2/dns-shield/upgrade-plan",          S::kBare,        E::kSpends,  "Part 4.8"},
   };
   // clang-format on
   return kOps;

@@ -36,6 +36,34 @@ void AdvanceClock(const std::string& duration) {
   if (r.status != 200) ADD_FAILURE() << "POST /_sim/clock/advance: " << r.Brief();
 }
 
+long WalletDollars() {
+  Call c;
+  c.path = "/_sim/wallet";
+  c.workspaceKey = "";
+  Reply r = Send(c);
+  if (r.status != 200 || !r.isJson || !r.body["balance"].is_number()) {
+    ADD_FAILURE() << "GET /_sim/wallet: " << r.Brief();
+    return -1;
+  }
+  return r.body["balance"].get<long>();
+}
+
+void SetWalletDollars(long dollars) {
+  Call c;
+  c.method = "PUT";
+  c.path = "/_sim/wallet";
+  c.workspaceKey = "";
+  c.body = json{{"balance", dollars}};
+  Reply r = Send(c);
+  if (r.status != 200) ADD_FAILURE() << "PUT /_sim/wallet: " << r.Brief();
+}
+
+json SimState() {
+  Reply r = Sim("GET", "/_sim/state");
+  if (r.status != 200 || !r.isJson) ADD_FAILURE() << "GET /_sim/state: " << r.Brief();
+  return r.body;
+}
+
 FaultGuard::~FaultGuard() {
   for (const auto& id : ids_) Sim("DELETE", "/_sim/faults/" + id);
 }

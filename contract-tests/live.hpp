@@ -21,6 +21,13 @@ std::optional<json> AnyMailbox();
 // emsim only: moves the simulated clock forward (runs every job that falls due).
 void AdvanceClock(const std::string& duration);
 
+// emsim only: the suite account's wallet in whole dollars (GET /_sim/wallet), or -1; and setting it.
+long WalletDollars();
+void SetWalletDollars(long dollars);
+
+// emsim only: the whole state (GET /_sim/state).
+json SimState();
+
 // Deletes /_sim faults it created when it goes out of scope (emsim only).
 class FaultGuard {
  public:

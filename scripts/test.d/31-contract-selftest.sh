@@ -64,6 +64,7 @@ fi
 filters=(
   'DomainsList.ConformsToItsSchema' 'WorkspacesList.ConformsToItsSchema' 'MailboxesList.ConformsToItsSchema'
   'DomainsList.PagingCountersAgreeWithThePages' 'Auth.MissingApiKey*' 'MailboxesDetails.MissingIdIs400'
+  'DnsShieldSlots.SlotsAddUp' 'DomainsBuy.PaymentLinkAnswerHasNoEnvelope' 'PlacementTests.PlacementTypeMustBeMonthlyOrOneTime'
 )
 all=$(IFS=:; echo "${filters[*]}")
 if "$suite" --base-url "$base" --gtest_filter="$all" >"$tmp/control" 2>&1; then
@@ -103,6 +104,18 @@ expect_failure "401 without a UUID v4 errorId" 'Auth.MissingApiKey*' \
 expect_failure "400 not naming the param" 'MailboxesDetails.MissingIdIs400' \
   'mailboxes.details: /errors must hold an entry with param "id"' \
   '{"method":"GET","path":"/v1/mailbox/details","times":0,"status":400,"body":{"status":400,"message":"Validation failed","errors":[{"msg":"mailbox required","param":"mailboxId","location":"query"}]}}'
+
+expect_failure "slots that do not add up" 'DnsShieldSlots.SlotsAddUp' \
+  'dns_shield.available_slots: /data/totalAvailableSlots must be the sum of availableSlots' \
+  '{"method":"GET","path":"/v2/dns-shield/available-slots","times":0,"patch":[{"op":"replace","path":"/data/totalAvailableSlots","value":999}]}'
+
+expect_failure "an envelope where the spec has none" 'DomainsBuy.PaymentLinkAnswerHasNoEnvelope' \
+  'domains.buy: /status must be absent' \
+  '{"method":"POST","path":"/v1/domain/buy-domain","times":0,"patch":[{"op":"add","path":"/status","value":200}]}'
+
+expect_failure "placementType not enforced" 'PlacementTests.PlacementTypeMustBeMonthlyOrOneTime' \
+  'placement_tests.purchase: HTTP status must be 400, got 200' \
+  '{"method":"POST","path":"/v2/placement-tests/purchase","times":0,"status":200,"body":{"status":200,"message":"ok","data":null}}'
 
 kill -TERM "$pid"; wait "$pid" 2>/dev/null; pid=""
 echo "contract-selftest: $pass passed, $fail failed"
