@@ -41,6 +41,21 @@ json Slots() {
 
 TEST(SubscriptionsList, ConformsToItsSchema) { ExpectOk(Invoke("subscriptions.list")); }
 
+TEST(SubscriptionsList, AccountRecordsIgnoreTheWorkspaceHeader) {
+  REQUIRE_EMSIM_GAP("subscriptions and DNS shield records belong to the account: x-workspace-key does not select them");
+  Reply base = Invoke("subscriptions.list"), slots = Invoke("dns_shield.available_slots");
+  if (!ExpectOk(base) || !ExpectOk(slots)) return;
+  for (const auto& w : Workspaces()) {
+    Args a;
+    a.workspaceKey = w.value("id", "");
+    Reply r = Invoke("subscriptions.list", a), s = Invoke("dns_shield.available_slots", a);
+    if (ExpectOk(r) && r.body["data"] != base.body["data"])
+      Violation("subscriptions.list", "/data", "must not depend on x-workspace-key, differs under " + a.workspaceKey.value());
+    if (ExpectOk(s) && s.body["data"] != slots.body["data"])
+      Violation("dns_shield.available_slots", "/data", "must not depend on x-workspace-key, differs under " + a.workspaceKey.value());
+  }
+}
+
 TEST(SubscriptionsList, PeriodsRunForward) {
   const json subs = Subscriptions();
   for (size_t i = 0; i < subs.size(); ++i) {
@@ -252,6 +267,16 @@ TEST(DnsShieldUpgrade, BothFieldsAreRequired) {
   REQUIRE_EFFECT("dns_shield.upgrade_plan");
   CheckRequiredFields("dns_shield.upgrade_plan", {{"subscriptionId", "contract-suite-none"}, {"newPlanName", "growth"}},
                       {"subscriptionId", "newPlanName"}, {{"newPlanName", 3}});
+}
+
+TEST(DnsShieldUpgrade, NewPlanNameMustBeAPlan) {
+  REQUIRE_EFFECT("dns_shield.upgrade_plan");
+  const json d = Slots();
+  if (!d.is_object() || d.value("subscriptions", json::array()).empty()) GTEST_SKIP() << "no DNS shield subscription";
+  // Part 4.8: newPlanName is starter, growth or pro.
+  Args a;
+  a.body = json{{"subscriptionId", d["subscriptions"][0]["id"]}, {"newPlanName", "platinum"}};
+  ExpectError(Invoke("dns_shield.upgrade_plan", a), 400, "newPlanName");
 }
 
 TEST(DnsShieldUpgrade, UnknownSubscriptionIs404) {
