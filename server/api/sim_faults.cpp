@@ -24,7 +24,7 @@ http::Reply SimListFaults(http::Ctx& ctx) {
 }
 
 http::Reply SimClearFaults(http::Ctx& ctx) {
-  const size_t removed = ctx.svc.store.Write([](model::State& s) {
+  const size_t removed = ctx.svc.store.Write([&](model::State& s) {
     const size_t n = s.faults.size();
     model::ClearFaults(s);
     ctx.svc.faultsMayExist.store(false, std::memory_order_release);

@@ -270,10 +270,17 @@ Response Router::Handle(RawRequest raw) {
 Response Router::Finish(Request& req, Response res, const model::Millis started, const json* validation_errors) {
   std::string fault_error;
   if (req.fault && !req.fault->ReplacesAnswer()) {
-    if (!req.fault->patch.empty() && !res.raw) {
-      auto patched = model::ApplyFaultPatch(res.body, req.fault->patch);
-      if (patched) res.body = std::move(*patched);
-      else fault_error = patched.error().errors.front().msg;
+    if (!req.fault->patch.empty()) {
+      // Fast paths write a JSON answer as text (res.raw); a faulted request reads it back.
+      json doc = res.raw ? json::parse(*res.raw, nullptr, false) : res.body;
+      auto patched = doc.is_discarded() ? model::Result<json>(model::Error::Validation("patch", "the answer is not JSON"))
+                                        : model::ApplyFaultPatch(doc, req.fault->patch);
+      if (patched) {
+        res.body = std::move(*patched);
+        res.raw.reset();
+      } else {
+        fault_error = patched.error().errors.front().msg;
+      }
     }
     if (req.fault->status) res.status = *req.fault->status;
   }
