@@ -34,6 +34,10 @@ const std::vector<Operation>& Operations() {
     {"placement_tests.purchase",           "POST",  "/v2/placement-tests/purchase",         S::kEnvelope,    E::kSpends,  "Part 4.7"},
     {"dns_shield.available_slots",         "GET",   "/v2/dns-shield/available-slots",       S::kEnvelope,    E::kRead,    "Part 4.8"},
     {"dns_shield.upgrade_plan",            "POST",  "/v2/dns-shield/upgrade-plan",          S::kBare,        E::kSpends,  "Part 4.8"},
+    {"webhooks.events",                    "GET",   "/v2/webhooks/events",                  S::kEnvelope,    E::kRead,    "Part 4.10"},
+    {"webhooks.create",                    "POST",  "/v2/webhooks/endpoints",               S::kEnvelope,    E::kMutates, "Part 4.10"},
+    {"webhooks.list",                      "GET",   "/v2/webhooks/endpoints",               S::kEnvelope,    E::kRead,    "Part 4.10"},
+    {"webhooks.update",                    "PATCH", "/v2/webhooks/endpoints/:id",           S::kEnvelope,    E::kMutates, "Part 4.10"},
   };
   // clang-format on
   return kOps;

@@ -1,19 +1,12 @@
 // Part 4.4 domains beyond the list: availability, purchase (no envelope), DNS check, and the
 // asynchronous DMARC / forwarding / catch-all settings.
-#include <chrono>
-#include <unistd.h>
-
 #include "live.hpp"
 
 namespace contract {
 namespace {
 
 // A name nobody is likely to own, different on every run (reruns against one emsim included).
-std::string FreshName(const std::string& suffix = ".com") {
-  static int n = 0;
-  const auto t = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-  return "contractsuite" + std::to_string(t % 100000000) + std::to_string(getpid() % 1000) + std::to_string(++n) + suffix;
-}
+std::string FreshName(const std::string& suffix = ".com") { return "contractsuite" + Nonce() + suffix; }
 
 // An available name from domains.available (the asked one, or a suggestion), or "".
 std::string AvailableName() {
@@ -211,17 +204,17 @@ TEST(DomainSettings, AppliedLaterAndVisibleInTheList) {
   const json all = AllDomains(1);
   ASSERT_FALSE(all.empty());
   const json& d = all[all.size() - 1];
-  const std::string id = d.value("id", ""), name = d.value("domain", "");
+  const std::string id = d.value("id", ""), name = d.value("domain", ""), nonce = Nonce();
   for (const auto& s : kSettings) {
     Args a;
-    a.body = json{{"domainIds", json::array({id})}, {"email", std::string("contract-") + s.field + "@" + name}};
+    a.body = json{{"domainIds", json::array({id})}, {"email", std::string("contract-") + s.field + nonce + "@" + name}};
     ExpectOk(Invoke(s.op, a));
   }
   AdvanceClock("5m");
   const json after = FindDomain(name);
   ASSERT_TRUE(after.is_object());
   for (const auto& s : kSettings) {
-    const std::string expected = std::string("contract-") + s.field + "@" + name;
+    const std::string expected = std::string("contract-") + s.field + nonce + "@" + name;
     if (after.value(s.field, json()) != expected)
       Violation(s.op, std::string("domains.list ") + s.field, "must be " + expected + " once applied, got " + after.value(s.field, json()).dump());
     if (after.value(s.flag, false) != true) Violation(s.op, std::string("domains.list ") + s.flag, "must be true once applied");

@@ -1,6 +1,16 @@
 #include "live.hpp"
 
+#include <unistd.h>
+
+#include <chrono>
+
 namespace contract {
+
+std::string Nonce() {
+  static int n = 0;
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return std::to_string(ms % 100000000) + std::to_string(getpid() % 1000) + std::to_string(++n);
+}
 
 json Workspaces() {
   Reply r = Invoke("workspaces.list");

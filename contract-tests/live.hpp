@@ -9,6 +9,10 @@
 
 namespace contract {
 
+// A short token different on every call and every run (reruns against one emsim included), for
+// names and addresses the suite makes up.
+std::string Nonce();
+
 // workspaces.list data (empty when it fails; the failure is reported).
 json Workspaces();
 

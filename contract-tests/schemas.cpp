@@ -169,6 +169,14 @@ std::string Rule(const json* node, const std::string& d) {
     return "must be at least " + (*node)["minimum"].dump();
   if (node->contains("maximum") && (d.find("maximum") != std::string::npos || d.find("greater than") != std::string::npos))
     return "must be at most " + (*node)["maximum"].dump();
+  if (node->contains("minProperties") && d.find("fewer than") != std::string::npos && d.find("properties") != std::string::npos)
+    return "must have at least " + (*node)["minProperties"].dump() + " member(s)";
+  if (node->contains("maxProperties") && d.find("more than") != std::string::npos && d.find("properties") != std::string::npos)
+    return "must have at most " + (*node)["maxProperties"].dump() + " member(s)";
+  if (node->contains("minItems") && d.find("fewer than") != std::string::npos)
+    return "must have at least " + (*node)["minItems"].dump() + " item(s)";
+  if (node->contains("maxItems") && d.find("more than") != std::string::npos)
+    return "must have at most " + (*node)["maxItems"].dump() + " item(s)";
   if (node->contains("minLength") && d.find("length") != std::string::npos)
     return "must be at least " + (*node)["minLength"].dump() + " character(s) long";
   return d;

@@ -65,6 +65,7 @@ filters=(
   'DomainsList.ConformsToItsSchema' 'WorkspacesList.ConformsToItsSchema' 'MailboxesList.ConformsToItsSchema'
   'DomainsList.PagingCountersAgreeWithThePages' 'Auth.MissingApiKey*' 'MailboxesDetails.MissingIdIs400'
   'DnsShieldSlots.SlotsAddUp' 'DomainsBuy.PaymentLinkAnswerHasNoEnvelope' 'PlacementTests.PlacementTypeMustBeMonthlyOrOneTime'
+  'WebhookDelivery.ASignedEnvelopeArrivesForAnEvent' 'WebhooksCreate.SecretIsShownOnceAndNeverListed'
 )
 all=$(IFS=:; echo "${filters[*]}")
 if "$suite" --base-url "$base" --gtest_filter="$all" >"$tmp/control" 2>&1; then
@@ -116,6 +117,20 @@ expect_failure "an envelope where the spec has none" 'DomainsBuy.PaymentLinkAnsw
 expect_failure "placementType not enforced" 'PlacementTests.PlacementTypeMustBeMonthlyOrOneTime' \
   'placement_tests.purchase: HTTP status must be 400, got 200' \
   '{"method":"POST","path":"/v2/placement-tests/purchase","times":0,"status":200,"body":{"status":200,"message":"ok","data":null}}'
+
+# A wrong signature: emsim signs the delivery to the suite's receiver under another key (a
+# "delivery" fault), exactly what a sender with a wrong or stale secret would send.
+expect_failure "wrong webhook signature" 'WebhookDelivery.ASignedEnvelopeArrivesForAnEvent' \
+  'webhook delivery domain.updated: header X-Service-Signature v1 must be the hex HMAC-SHA256' \
+  '{"target":"delivery","path":"/hooks/e2e","times":0,"corruptSignature":true}'
+
+expect_failure "delivery envelope field missing" 'WebhookDelivery.ASignedEnvelopeArrivesForAnEvent' \
+  'webhook delivery domain.updated: /api_version is required' \
+  '{"target":"delivery","path":"/hooks/e2e","times":0,"patch":[{"op":"remove","path":"/api_version"}]}'
+
+expect_failure "secret listed" 'WebhooksCreate.SecretIsShownOnceAndNeverListed' \
+  'webhooks.list: /data/0/secret must never be listed' \
+  '{"method":"GET","path":"/v2/webhooks/endpoints","times":0,"patch":[{"op":"add","path":"/data/0/secret","value":"whsec_0123456789abcdef0123456789abcdef01234567"}]}'
 
 kill -TERM "$pid"; wait "$pid" 2>/dev/null; pid=""
 echo "contract-selftest: $pass passed, $fail failed"

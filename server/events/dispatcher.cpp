@@ -1,6 +1,7 @@
 #include "events/dispatcher.hpp"
 
 #include "events/signer.hpp"
+#include "model/faults.hpp"
 #include "sim/log.hpp"
 
 namespace emsim::events {
@@ -65,12 +66,32 @@ void Dispatcher::Stop() {
 void Dispatcher::Attempt(const model::Job& job, std::uint64_t generation) {
   // 1. What to send, under the lock (a disabled endpoint's attempt is recorded as dropped).
   std::optional<model::AttemptPlan> plan;
+  std::optional<model::Fault> fault;  // /_sim/faults target "delivery": a broken sender on purpose
+  auto url = model::Result<model::UrlParts>(model::Error::Validation("url", "not parsed"));
   svc_.store.Write([&](model::State& s) {
     if (svc_.store.generation() != generation) return;  // the state was reset or replaced
     plan = model::BeginAttempt(s, job, svc_.clock.Now());
+    if (!plan) return;
+    url = model::ParseUrl(plan->url);
+    if (url && svc_.faultsMayExist.load(std::memory_order_acquire))
+      fault = model::TakeFault(s, model::kFaultTargetDelivery, "POST", url->target.substr(0, url->target.find('?')), "");
   });
   if (!plan) return;
-  auto url = model::ParseUrl(plan->url);
+  std::string body = plan->body;
+  std::string secret = plan->secret;
+  if (fault) {
+    // The envelope is edited before signing (so the signature is right for the wrong body), and
+    // a corrupted signature is an HMAC under another key: what a sender with a wrong secret sends.
+    if (!fault->patch.empty()) {
+      json doc = json::parse(body, nullptr, false);
+      auto patched = doc.is_discarded() ? model::Result<json>(model::Error::Validation("patch", "not JSON"))
+                                        : model::ApplyFaultPatch(doc, fault->patch);
+      if (patched) body = patched->dump();
+      else sim::Log("warn", "delivery fault patch does not apply", {{"fault", fault->id}, {"why", patched.error().errors.front().msg}});
+    }
+    if (fault->corruptSignature) secret += "-corrupted-by-" + fault->id;
+    sim::Log("info", "webhook attempt faulted", {{"fault", fault->id}, {"event", plan->eventId}, {"endpoint", plan->endpointId}});
+  }
 
   // 2. Sign and send, with no lock held.
   model::AttemptOutcome outcome;
@@ -85,9 +106,9 @@ void Dispatcher::Attempt(const model::Job& job, std::uint64_t generation) {
     const std::vector<std::pair<std::string, std::string>> headers = {
         {"Content-Type", "application/json"},
         {"User-Agent", kUserAgent},
-        {"X-Service-Signature", SignatureHeader(plan->secret, outcome.signatureTimestamp, plan->body)},
+        {"X-Service-Signature", SignatureHeader(secret, outcome.signatureTimestamp, body)},
     };
-    PostResult r = PostJson(*url, headers, plan->body, transport_);
+    PostResult r = PostJson(*url, headers, body, transport_);
     outcome.status = r.status;
     outcome.error = r.error;
     outcome.responseBody = r.body;

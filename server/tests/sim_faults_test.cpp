@@ -5,6 +5,7 @@
 
 #include "model/faults.hpp"
 #include "tests/test_server.hpp"
+#include "tests/webhook_receiver.hpp"
 
 namespace emsim::testing {
 namespace {
@@ -223,6 +224,39 @@ TEST(Faults, ResetClearsThemAndDumpLoadCarriesThem) {
   ASSERT_EQ(a.Post("/_sim/reset", json::object(), "").status, 200);
   EXPECT_TRUE(a.Get("/_sim/faults", "").body["faults"].empty());
   EXPECT_EQ(a.Get("/v1/workspace/list").status, 200);
+}
+
+// ---- delivery target (Part 6 sender broken on purpose) ------------------------------------------
+
+TEST(Faults, ADeliveryFaultCorruptsTheSignatureOrEditsTheEnvelopeBeforeSigning) {
+  Receiver receiver;
+  TestServer server;
+  const auto ep = CreateEndpoint(server, receiver.Url("/hook"));
+  ASSERT_EQ(AddFault(server, {{"target", "delivery"}, {"path", "/hook"}, {"corruptSignature", true}}).status, 201);
+  ASSERT_EQ(AddFault(server, {{"target", "delivery"}, {"path", "/hook"},
+                              {"patch", json::array({{{"op", "remove"}, {"path", "/api_version"}}})}}).status, 201);
+  for (int i = 0; i < 3; ++i) Trigger(server);
+  server.Advance("0s");
+  const auto hits = receiver.HitsTo("/hook");
+  ASSERT_EQ(hits.size(), 3u);
+  // Attempts due at one instant run in parallel, so which event met which fault is not fixed:
+  // count the three kinds instead.
+  int corrupted = 0, edited = 0, honest = 0;
+  for (const auto& hit : hits) {
+    const std::string header = hit.Header("X-Service-Signature");
+    const auto comma = header.find(',');
+    const std::string t = header.substr(2, comma - 2), v1 = header.substr(comma + 4);  // t=..,v1=..
+    const bool verifies = v1 == TestHmacSha256Hex(ep.secret, t + "." + hit.body);
+    const bool has_version = json::parse(hit.body).contains("api_version");
+    if (!verifies && v1 == TestHmacSha256Hex(ep.secret + "-corrupted-by-flt_1", t + "." + hit.body) && has_version) ++corrupted;
+    else if (verifies && !has_version) ++edited;  // signed over the edited body
+    else if (verifies && has_version) ++honest;
+  }
+  EXPECT_EQ(corrupted, 1);
+  EXPECT_EQ(edited, 1);
+  EXPECT_EQ(honest, 1) << "both faults spent after one use each";
+  // Request faults never touch deliveries, and delivery faults never touch requests.
+  EXPECT_EQ(server.Get("/v1/workspace/list").status, 200);
 }
 
 }  // namespace
