@@ -170,6 +170,13 @@ TEST(WebhooksCreate, ValidationNamesTheField) {
   const json valid = {{"url", receiver.Url("/hooks/invalid")}, {"enabled_events", {"domain.updated"}}};
   CheckRequiredFields("webhooks.create", valid, {"url", "enabled_events"},
                       {{"enabled_events", json::array({"domain.exploded"})}, {"url", "ftp://example.com/x"}});
+  const json ep = CreateEndpoint(receiver.Url("/hooks/invalid"), {"domain.updated"});
+  if (ep.is_object()) {
+    // Part 4.10: status is active or disabled.
+    ExpectError(Patch(ep.value("id", ""), {{"status", "paused"}}), 400, "status");
+    ExpectError(Patch(ep.value("id", ""), {{"enabled_events", json::array({"domain.exploded"})}}), 400, "enabled_events");
+    Disable(ep.value("id", ""));
+  }
   Reply r = Patch("contract-suite-no-such-endpoint", {{"status", "active"}});
   ExpectError(r, 404);
 }
