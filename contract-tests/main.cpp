@@ -12,9 +12,12 @@ namespace {
 // the emsim has no /_sim/tenants to hand out an isolated account.
 constexpr const char* kEmsimFixtureKey = "emsim_test_alice_3f9c2a7b";
 
+contract::Reply g_health;
+
 void Detect() {
   contract::Config& c = contract::MutableCfg();
   contract::Reply health = contract::Sim("GET", "/_sim/health");
+  g_health = health;
   c.isEmsim = health.status == 200 && health.isJson && health.body.is_object() &&
               health.body.value("status", "") == "ok" && health.body.contains("version");
   if (c.isEmsim && c.asRealDeployment) {
@@ -52,8 +55,11 @@ int main(int argc, char** argv) {
     Detect();
     const contract::Config& c = contract::Cfg();
     if (c.apiKey.empty()) {
-      std::cerr << "emsim-contract-tests: " << c.baseUrl
-                << " is not emsim (GET /_sim/health did not answer like emsim): pass --api-key (or EMSIM_API_KEY)\n";
+      if (g_health.status == 0)
+        std::cerr << "emsim-contract-tests: " << c.baseUrl << " does not answer (" << g_health.transportError << ")\n";
+      else
+        std::cerr << "emsim-contract-tests: " << c.baseUrl
+                  << " is not emsim (GET /_sim/health did not answer like emsim): pass --api-key (or EMSIM_API_KEY)\n";
       return 2;
     }
     std::cout << "target " << c.baseUrl << ": "
