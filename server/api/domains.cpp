@@ -43,13 +43,8 @@ http::Reply ListDomains(http::Ctx& ctx) {
         .Key("nextPage").Int(view.page.nextPage)
         .Key("totalPages").Int(view.page.totalPages)
         .Key("totalSearchedCount").Int(view.page.totalSearchedCount)
-        .EndObject()
-        .Key("message").String(model::msg::kSuccess)
-        .Key("status").Int(200)
         .EndObject();
-    http::Response r;
-    r.raw = std::move(w.str());
-    return r;
+    return FinishTextEnvelope(w);
   });
 }
 

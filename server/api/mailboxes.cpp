@@ -29,13 +29,8 @@ http::Reply ListMailboxes(http::Ctx& ctx) {
         .Key("totalAssignedMailboxes").Int(view.totalAssignedMailboxes)
         .Key("totalPages").Int(view.page.totalPages)
         .Key("totalSearchedCount").Int(view.page.totalSearchedCount)
-        .EndObject()
-        .Key("message").String(model::msg::kSuccess)
-        .Key("status").Int(200)
         .EndObject();
-    http::Response r;
-    r.raw = std::move(w.str());
-    return r;
+    return FinishTextEnvelope(w);
   });
 }
 

@@ -1,6 +1,7 @@
 #include "api/shapes.hpp"
 
 #include "model/domains.hpp"
+#include "model/messages.hpp"
 
 namespace emsim::api {
 
@@ -204,6 +205,13 @@ json EmailSummaryRecord(const model::Email& e) {
           {"isRead", e.isRead},
           {"isStarred", e.isStarred},
           {"hasAttachments", e.hasAttachments}};
+}
+
+http::Response FinishTextEnvelope(JsonOut& w) {
+  w.Key("message").String(model::msg::kSuccess).Key("status").Int(200).EndObject();
+  http::Response r;
+  r.raw = std::move(w.str());
+  return r;
 }
 
 }  // namespace emsim::api

@@ -2,6 +2,7 @@
 // Records in the exact shapes of Part 2. Numeric-text fields (domainCount, mailboxCount,
 // assignedMailboxesCount) are strings there, and so they are here.
 #include "api/json_out.hpp"
+#include "http/types.hpp"
 #include "model/domain_purchase.hpp"
 #include "model/json.hpp"
 #include "model/payloads.hpp"
@@ -35,5 +36,8 @@ void WriteBillingRecord(JsonOut& w, const model::BillingDetails& b);
 void WriteWorkspaceRecord(JsonOut& w, const model::Workspace& ws, std::int64_t domain_count, std::int64_t mailbox_count);
 void WriteDomainListRecord(JsonOut& w, const model::State& s, const model::Domain& d);
 void WriteMailboxRecord(JsonOut& w, const model::State& s, const model::Mailbox& m);
+// Closes a text-written 200 envelope whose `data` is already written: adds message and status
+// (the keys after `data` in nlohmann's sorted order) and answers the bytes as the response.
+http::Response FinishTextEnvelope(JsonOut& w);
 
 }  // namespace emsim::api

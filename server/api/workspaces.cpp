@@ -12,10 +12,8 @@ http::Reply ListWorkspaces(http::Ctx& ctx) {
     JsonOut w;
     w.BeginObject().Key("data").BeginArray();
     for (const auto& v : model::ListWorkspaces(s, ctx.caller)) WriteWorkspaceRecord(w, *v.workspace, v.domainCount, v.mailboxCount);
-    w.EndArray().Key("message").String(model::msg::kSuccess).Key("status").Int(200).EndObject();
-    http::Response r;
-    r.raw = std::move(w.str());
-    return r;
+    w.EndArray();
+    return FinishTextEnvelope(w);
   });
 }
 
