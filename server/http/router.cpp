@@ -165,14 +165,15 @@ Response Router::Handle(RawRequest raw) {
       if (req.fault->delayMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(req.fault->delayMs));
       if (req.fault->ReplacesAnswer()) {
         if (const Match m = Find(req.method, req.path); m.route) req.operationId = m.route->operationId;  // journal
-        return Finish(req, InjectedAnswer(*req.fault, svc_.errorIds), started, nullptr);
+        return Finish(req, InjectedAnswer(*req.fault, svc_.errorIds), started, false);
       }
     }
   }
 
+  // A 400 carries its field errors and no errorId (Part 7), so it draws none.
   auto fail = [&](const model::Error& e) {
-    json errors = e.code == model::ErrorCode::kValidation ? ToResponse(e, "").body["errors"] : json();
-    return Finish(req, ToResponse(e, svc_.errorIds.Next()), started, errors.is_null() ? nullptr : &errors);
+    const bool validation = e.code == model::ErrorCode::kValidation;
+    return Finish(req, ToResponse(e, validation ? std::string() : svc_.errorIds.Next()), started, validation);
   };
 
   // ---- route -------------------------------------------------------------------------------------
@@ -235,9 +236,14 @@ Response Router::Handle(RawRequest raw) {
 
   // ---- schema validation (Part 7) ----------------------------------------------------------------
   {
-    json doc = {{"query", req.query}};
-    if (req.hasBody) doc["body"] = req.body;
+    // The validated document is {query, body}; its parts are moved in and back out rather than
+    // copied (a copy of the body was a visible share of a POST, issue 7).
+    json doc = json::object();
+    doc["query"] = std::move(req.query);
+    if (req.hasBody) doc["body"] = std::move(req.body);
     auto errors = svc_.schemas.CheckRequest(std::string("requests/") + route.operationId, doc);
+    req.query = std::move(doc["query"]);
+    if (req.hasBody) req.body = std::move(doc["body"]);
     if (!errors.empty()) {
       model::Error err{model::ErrorCode::kValidation, model::msg::kValidationFailed, std::move(errors)};
       err.message = std::string(model::msg::kValidationFailed) + ": " + err.errors.front().msg;
@@ -254,20 +260,22 @@ Response Router::Handle(RawRequest raw) {
     // A write may have scheduled jobs due now (State::Emit schedules webhook deliveries): under a
     // real clock, wake the scheduler so they start at once instead of at its next tick.
     if (req.method != "GET") svc_.scheduler.Poke();
-    return Finish(req, std::move(reply.value()), started, nullptr);
+    return Finish(req, std::move(reply.value()), started, false);
   } catch (const std::exception& e) {
     const std::string error_id = svc_.errorIds.Next();
     sim::Log("error", "unhandled exception", {{"requestId", req.requestId}, {"errorId", error_id},
                                               {"operationId", req.operationId}, {"what", e.what()}});
-    return Finish(req, ToResponse(model::Error::Internal(model::msg::kInternalError), error_id), started, nullptr);
+    return Finish(req, ToResponse(model::Error::Internal(model::msg::kInternalError), error_id), started, false);
   } catch (...) {
     const std::string error_id = svc_.errorIds.Next();
     sim::Log("error", "unhandled exception", {{"requestId", req.requestId}, {"errorId", error_id}});
-    return Finish(req, ToResponse(model::Error::Internal(model::msg::kInternalError), error_id), started, nullptr);
+    return Finish(req, ToResponse(model::Error::Internal(model::msg::kInternalError), error_id), started, false);
   }
 }
 
-Response Router::Finish(Request& req, Response res, const model::Millis started, const json* validation_errors) {
+Response Router::Finish(Request& req, Response res, const model::Millis started, bool validation_failed) {
+  // The field errors as the pipeline produced them, before any fault edits the answer.
+  json validation_errors = validation_failed && res.body.is_object() ? res.body.value("errors", json()) : json();
   std::string fault_error;
   if (req.fault && !req.fault->ReplacesAnswer()) {
     if (!req.fault->patch.empty()) {
@@ -299,7 +307,7 @@ Response Router::Finish(Request& req, Response res, const model::Millis started,
     entry.hasBody = req.hasBody;
     if (req.hasBody) entry.body = std::move(req.body);
     else if (!req.rawBody.empty()) entry.rawBody = req.rawBody.substr(0, 4096);
-    if (validation_errors) entry.validationErrors = *validation_errors;
+    entry.validationErrors = std::move(validation_errors);
     if (res.status >= 400 && res.body.is_object()) entry.response = res.body;
     if (req.fault) entry.faultId = req.fault->id;
     entry.faultError = std::move(fault_error);

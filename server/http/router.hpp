@@ -39,7 +39,7 @@ class Router {
     const Route* route;
     std::vector<std::string> segments;
   };
-  Response Finish(Request& req, Response res, const model::Millis started, const json* validation_errors);
+  Response Finish(Request& req, Response res, const model::Millis started, bool validation_failed);
   app::Services& svc_;
   std::vector<Compiled> routes_;
 };

@@ -12,6 +12,7 @@
 
 #include <filesystem>
 
+#include "api/json_out.hpp"
 #include "http/error_mapper.hpp"
 #include "model/messages.hpp"
 
@@ -32,10 +33,10 @@ std::string Lower(std::string s) {
 }
 
 // What set_content does, minus a copy of the body (httplib 0.11 has no set_content(string&&)).
-void Write(Response res, httplib::Response& out) {
+void Write(Response&& res, httplib::Response& out) {
   out.status = res.status;
   for (const auto& [k, v] : res.headers) out.set_header(k, v);
-  out.body = res.raw ? std::move(*res.raw) : res.body.dump();
+  out.body = res.raw ? std::move(*res.raw) : api::DumpJson(res.body);  // = dump(), ~4x cheaper
   out.set_header("Content-Type", res.contentType);
 }
 
@@ -114,7 +115,7 @@ HttpServer::HttpServer(app::Services& svc, Router& router)
     for (const auto& [k, v] : in.params) raw.params.emplace(k, v);
     Response res = router_.Handle(std::move(raw));
     if (res.closeConnection) AbortConnection(in);
-    Write(res, out);
+    Write(std::move(res), out);
   };
   const char* any = R"(/.*)";
   s.Get(any, handle);
@@ -138,12 +139,11 @@ HttpServer::HttpServer(app::Services& svc, Router& router)
     Response r = ToResponse(e, svc_.errorIds.Next());
     r.status = res.status;
     if (r.body.contains("status")) r.body["status"] = res.status;
-    res.set_content(r.body.dump(), "application/json");
+    res.set_content(api::DumpJson(r.body), "application/json");
     svc_.journal.Add({{"method", req.method}, {"path", req.path}, {"status", res.status}, {"response", r.body}});
   });
   s.set_exception_handler([this](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-    Response r = ToResponse(model::Error::Internal(model::msg::kInternalError), svc_.errorIds.Next());
-    Write(r, res);
+    Write(ToResponse(model::Error::Internal(model::msg::kInternalError), svc_.errorIds.Next()), res);
   });
 }
 

@@ -16,19 +16,15 @@ Clock::Clock(ClockMode mode, model::Millis start) : mode_(mode), start_mode_(mod
 }
 
 model::Millis Clock::Now() const {
-  std::lock_guard lock(mu_);
-  return mode_ == ClockMode::kManual ? manual_now_ : WallNow() + real_offset_;
+  return mode_.load(std::memory_order_acquire) == ClockMode::kManual ? manual_now_.load(std::memory_order_relaxed)
+                                                                      : WallNow() + real_offset_.load(std::memory_order_relaxed);
 }
 
-ClockMode Clock::mode() const {
-  std::lock_guard lock(mu_);
-  return mode_;
-}
+ClockMode Clock::mode() const { return mode_.load(std::memory_order_acquire); }
 
 bool Clock::Set(model::Millis now) {
   std::lock_guard lock(mu_);
-  const model::Millis current = mode_ == ClockMode::kManual ? manual_now_ : WallNow() + real_offset_;
-  if (now < current) return false;
+  if (now < Now()) return false;
   if (mode_ == ClockMode::kManual) manual_now_ = now;
   else real_offset_ = now - WallNow();
   return true;
@@ -42,16 +38,16 @@ void Clock::SetMode(ClockMode mode) {
   } else {
     real_offset_ = manual_now_ - WallNow();  // continue from the frozen time
   }
-  mode_ = mode;
+  mode_.store(mode, std::memory_order_release);
 }
 
 void Clock::Reset() { Restore(start_mode_, start_); }
 
 void Clock::Restore(ClockMode mode, model::Millis now) {
   std::lock_guard lock(mu_);
-  mode_ = mode;
   manual_now_ = now;
   real_offset_ = now - WallNow();
+  mode_.store(mode, std::memory_order_release);
 }
 
 }  // namespace emsim::sim

@@ -32,11 +32,15 @@ class Clock {
   static model::Millis WallNow();
 
  private:
-  mutable std::mutex mu_;
-  ClockMode mode_, start_mode_;
+  // Now() is read by every request and must not serialize them (issue 7): readers take no lock.
+  // Writers hold mu_ and store the value a mode reads before publishing the mode (release), so
+  // a reader that sees a mode (acquire) also sees its value.
+  std::mutex mu_;
+  std::atomic<ClockMode> mode_;
+  ClockMode start_mode_;
   model::Millis start_;
-  model::Millis manual_now_ = 0;   // manual mode
-  model::Millis real_offset_ = 0;  // real mode: now = wall + offset
+  std::atomic<model::Millis> manual_now_{0};   // manual mode
+  std::atomic<model::Millis> real_offset_{0};  // real mode: now = wall + offset
 };
 
 }  // namespace emsim::sim

@@ -4,19 +4,22 @@
 
 namespace emsim::sim {
 
-void Journal::Add(JournalEntry entry) {
-  std::lock_guard lock(mu_);
+void Journal::Put(Item item) {
   if (capacity_ == 0) return;
-  if (entries_.size() >= capacity_) entries_.pop_front();
-  entries_.emplace_back(std::move(entry));
-}
+  {
+    std::lock_guard lock(mu_);
+    if (entries_.size() < capacity_) {
+      entries_.push_back(std::move(item));
+      return;
+    }
+    std::swap(entries_[next_], item);  // `item` now holds the oldest entry
+    next_ = (next_ + 1) % capacity_;
+  }
+}  // the oldest entry is freed here, outside the lock
 
-void Journal::Add(json entry) {
-  std::lock_guard lock(mu_);
-  if (capacity_ == 0) return;
-  if (entries_.size() >= capacity_) entries_.pop_front();
-  entries_.emplace_back(std::move(entry));
-}
+void Journal::Add(JournalEntry entry) { Put(std::move(entry)); }
+
+void Journal::Add(json entry) { Put(std::move(entry)); }
 
 json ToJson(const JournalEntry& e) {
   json out = {{"id", e.id},
@@ -38,7 +41,8 @@ json ToJson(const JournalEntry& e) {
 json Journal::List(const json& filters, size_t limit) const {
   std::lock_guard lock(mu_);
   json out = json::array();
-  for (const auto& item : entries_) {
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    const Item& item = entries_[(next_ + i) % entries_.size()];  // oldest first
     json e = std::holds_alternative<json>(item) ? std::get<json>(item) : ToJson(std::get<JournalEntry>(item));
     bool keep = true;
     for (const auto& [key, want] : filters.items()) {
@@ -51,8 +55,12 @@ json Journal::List(const json& filters, size_t limit) const {
 }
 
 void Journal::Clear() {
-  std::lock_guard lock(mu_);
-  entries_.clear();
+  std::vector<Item> old;
+  {
+    std::lock_guard lock(mu_);
+    old.swap(entries_);
+    next_ = 0;
+  }
 }
 
 size_t Journal::size() const {

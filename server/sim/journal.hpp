@@ -1,9 +1,9 @@
 #pragma once
 // The request journal (GET /_sim/requests): a bounded, thread-safe ring of the latest requests.
-#include <deque>
 #include <mutex>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "model/json.hpp"
 #include "model/time.hpp"
@@ -41,9 +41,16 @@ class Journal {
   size_t size() const;
 
  private:
+  using Item = std::variant<JournalEntry, json>;
+  void Put(Item item);
+
   mutable std::mutex mu_;
   size_t capacity_;
-  std::deque<std::variant<JournalEntry, json>> entries_;
+  // A ring: grows to capacity_, then each new entry takes the oldest one's slot (next_). The
+  // entry it replaces is destroyed after the lock is released: freeing a request's body under
+  // the lock serialized every request behind it (issue 7).
+  std::vector<Item> entries_;
+  size_t next_ = 0;  // the oldest entry once the ring is full
 };
 
 // The journal record of an entry: {id, time, method, path, query, operationId, status, body |

@@ -96,7 +96,9 @@ void Scheduler::Start() {
     std::unique_lock lock(thread_mu_);
     while (!stop_) {
       lock.unlock();
-      if (clock_.mode() == ClockMode::kReal) {
+      // Look first under the shared lock: a tick or a Poke with nothing due must not take the
+      // store's write lock (every POST pokes; issue 7).
+      if (clock_.mode() == ClockMode::kReal && AnyDue(clock_.Now())) {
         std::lock_guard run(run_mu_);
         RunDueLocked(clock_.Now());
       }
@@ -116,6 +118,14 @@ void Scheduler::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void Scheduler::Poke() { cv_.notify_all(); }
+bool Scheduler::AnyDue(model::Millis limit) const {
+  return store_.Read([&](const model::State& s) { return !s.jobs.empty() && s.jobs.begin()->first.first <= limit; });
+}
+
+// Only the real-clock thread waits for pokes; under a manual clock jobs run inside an advance,
+// so waking the thread would only cost a context switch per request.
+void Scheduler::Poke() {
+  if (clock_.mode() == ClockMode::kReal) cv_.notify_one();
+}
 
 }  // namespace emsim::sim

@@ -43,6 +43,7 @@ class Scheduler {
 
  private:
   std::int64_t RunDueLocked(model::Millis limit);
+  bool AnyDue(model::Millis limit) const;
   void RunBatch(std::vector<model::Job>& batch);
   void RunOne(const model::Job& job);
 

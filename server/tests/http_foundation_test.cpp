@@ -203,8 +203,17 @@ TEST(Pipeline, JournalIsBounded) {
   app::Options o;
   o.journalCapacity = 5;
   TestServer server(o);
-  for (int i = 0; i < 12; ++i) server.Get("/_sim/health", "");
-  EXPECT_EQ(server.Get("/_sim/requests", "").body["requests"].size(), 5u);
+  for (int i = 0; i < 12; ++i) server.Get("/_sim/health?n=" + std::to_string(i), "");
+  // The newest five, oldest first, after the ring has wrapped around twice.
+  const auto listed = server.Get("/_sim/requests", "").body["requests"];
+  ASSERT_EQ(listed.size(), 5u);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(listed[i]["query"]["n"], std::to_string(7 + i)) << listed.dump();
+  // Cleared by reset, then filled again from empty.
+  ASSERT_EQ(server.Post("/_sim/reset", json::object(), "").status, 200);
+  server.Get("/_sim/health?n=x", "");
+  const auto after = server.Get("/_sim/requests", "").body["requests"];
+  ASSERT_GE(after.size(), 1u);
+  EXPECT_EQ(after.back()["query"]["n"], "x");
 }
 
 TEST(Startup, RefusesARouteWithoutItsSchema) {
