@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "model/json.hpp"
+#include "model/time.hpp"
 
 namespace emsim::api {
 
@@ -55,6 +56,17 @@ class JsonOut {
     Sep();
     char buf[24];
     out_.append(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
+    return Done();
+  }
+  // A timestamp as model::FormatIso writes it, without the temporary string (a list page has
+  // dozens); its text never needs escaping.
+  JsonOut& Time(model::Millis t) {
+    Sep();
+    char buf[model::kIsoMaxChars + 1];
+    const size_t n = model::FormatIsoTo(t, buf);
+    out_ += '"';
+    out_.append(buf, n);
+    out_ += '"';
     return Done();
   }
   JsonOut& Bool(bool b) {

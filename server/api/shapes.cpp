@@ -141,7 +141,7 @@ void WriteDomainListRecord(JsonOut& w, const model::State& s, const model::Domai
       .Key("assignedMailboxesCount").String(std::to_string(model::AssignedMailboxes(s, d.id)))
       .Key("catchAllEmail").String(d.catchAllEmail)
       .Key("catchAllEmailAdded").Bool(d.catchAllEmailAdded)
-      .Key("createdAt").String(FormatIso(d.createdAt))
+      .Key("createdAt").Time(d.createdAt)
       .Key("dmarcEmail").String(d.dmarcEmail)
       .Key("dmarcEmailAddedToReseller").Bool(d.dmarcEmailAddedToReseller)
       .Key("domain").String(d.domain)
@@ -152,18 +152,18 @@ void WriteDomainListRecord(JsonOut& w, const model::State& s, const model::Domai
       .Key("id").String(d.id)
       .Key("nameServers").Strings(d.nameServers)
       .Key("status").String(d.status)
-      .Key("updatedAt").String(FormatIso(d.updatedAt))
+      .Key("updatedAt").Time(d.updatedAt)
       .EndObject();
 }
 
 void WriteMailboxRecord(JsonOut& w, const model::State& s, const model::Mailbox& m) {
   const model::Domain* d = s.domains.Find(m.domainId);
   w.BeginObject()
-      .Key("assignedOn").String(FormatIso(m.assignedOn))
-      .Key("createdAt").String(FormatIso(m.createdAt))
+      .Key("assignedOn").Time(m.assignedOn)
+      .Key("createdAt").Time(m.createdAt)
       .Key("domain").String(d ? std::string_view(d->domain) : std::string_view())
       .Key("domainId").String(m.domainId)
-      .Key("expireOn").String(FormatIso(m.expireOn))
+      .Key("expireOn").Time(m.expireOn)
       .Key("firstName").String(m.firstName)
       .Key("id").String(m.id)
       .Key("lastName").String(m.lastName)

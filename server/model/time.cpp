@@ -1,5 +1,8 @@
 #include "model/time.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 #include <cctype>
 #include <charconv>
 #include <cstdio>
@@ -46,33 +49,51 @@ unsigned DaysInMonth(int y, unsigned m) {
 
 }  // namespace
 
-std::string FormatIso(Millis t) {
+size_t FormatIsoTo(Millis t, char* out) {
   std::int64_t days = t >= 0 ? t / kDay : (t - kDay + 1) / kDay;
   Millis rem = t - days * kDay;
   std::int64_t y;
   unsigned m, d;
   CivilFromDays(days, y, m, d);
   if (y >= 0 && y <= 9999) {
-    // Every list record carries several timestamps: digits by hand, printf costs ~10x more.
-    std::string out = "0000-00-00T00:00:00.000Z";
-    auto put = [&out](size_t at, std::int64_t v, int width) {
-      for (int i = width - 1; i >= 0; --i, v /= 10) out[at + static_cast<size_t>(i)] = static_cast<char>('0' + v % 10);
+    // Every list record carries several timestamps: two digits at a time from a table, no
+    // printf (~10x the cost) and no allocation.
+    static constexpr char kPairs[] =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+        "8081828384858687888990919293949596979899";
+    auto put2 = [out](size_t at, std::int64_t v) {
+      std::memcpy(out + at, kPairs + 2 * v, 2);
     };
-    put(0, y, 4);
-    put(5, m, 2);
-    put(8, d, 2);
-    put(11, rem / kHour, 2);
-    put(14, rem / kMinute % 60, 2);
-    put(17, rem / kSecond % 60, 2);
-    put(20, rem % kSecond, 3);
-    return out;
+    put2(0, y / 100);
+    put2(2, y % 100);
+    out[4] = '-';
+    put2(5, m);
+    out[7] = '-';
+    put2(8, d);
+    out[10] = 'T';
+    put2(11, rem / kHour);
+    out[13] = ':';
+    put2(14, rem / kMinute % 60);
+    out[16] = ':';
+    put2(17, rem / kSecond % 60);
+    out[19] = '.';
+    const std::int64_t ms = rem % kSecond;
+    out[20] = static_cast<char>('0' + ms / 100);
+    put2(21, ms % 100);
+    out[23] = 'Z';
+    return 24;
   }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%03lldZ",
-                static_cast<long long>(y), m, d, static_cast<long long>(rem / kHour),
-                static_cast<long long>(rem / kMinute % 60), static_cast<long long>(rem / kSecond % 60),
-                static_cast<long long>(rem % kSecond));
-  return buf;
+  const int n = std::snprintf(out, kIsoMaxChars + 1, "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%03lldZ",
+                              static_cast<long long>(y), m, d, static_cast<long long>(rem / kHour),
+                              static_cast<long long>(rem / kMinute % 60), static_cast<long long>(rem / kSecond % 60),
+                              static_cast<long long>(rem % kSecond));
+  return static_cast<size_t>(std::clamp(n, 0, static_cast<int>(kIsoMaxChars)));
+}
+
+std::string FormatIso(Millis t) {
+  char buf[kIsoMaxChars + 1];
+  return std::string(buf, FormatIsoTo(t, buf));
 }
 
 std::optional<Millis> ParseIso(std::string_view s) {
