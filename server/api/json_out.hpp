@@ -28,6 +28,8 @@ namespace emsim::api {
 void AppendJsonString(std::string& out, std::string_view s);
 // Appends `v` as v.dump() would write it (objects in nlohmann's key order).
 void AppendJson(std::string& out, const json& v);
+// `"k":`, after a comma when `comma`, as JsonOut writes an object key.
+void AppendJsonKey(std::string& out, std::string_view k, bool comma);
 // v.dump(), faster. Same bytes, same exceptions.
 std::string DumpJson(const json& v);
 
@@ -41,9 +43,7 @@ class JsonOut {
   JsonOut& EndArray() { return Close(']'); }
 
   JsonOut& Key(std::string_view k) {
-    if (need_comma_) out_ += ',';
-    Quoted(k);
-    out_ += ':';
+    AppendJsonKey(out_, k, need_comma_);
     after_key_ = true;
     return *this;
   }

@@ -78,6 +78,29 @@ TEST(PlacementTests, OneTimePaysTwoDollarsPerMailboxFromTheWallet) {
             json({{"previousBalance", 244}, {"amountDeducted", 2}, {"currentBalance", 242}}));
 }
 
+// The answer is written as text (api/placement_tests.cpp); its bytes must be exactly what
+// nlohmann writes for the same document (key order, escapes, numbers), for each kind of answer:
+// wallet-paid, MONTHLY credits, and the checkout fallback with a non-empty checkoutUrl. The test
+// name carries a quote, a backslash, a control character and UTF-8 to exercise the escaper.
+TEST(PlacementTests, TheTextAnswerHasTheBytesOfTheJsonDocument) {
+  TestServer server;
+  const std::string name = "Q1 \"inbox\" \\ check\t\u00e9\u2713";
+  for (const auto& [type, ids] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"ONE_TIME", {"mbx_nw_01_01", "mbx_nw_01_02"}}, {"MONTHLY", {"mbx_nw_01_03"}}}) {
+    auto r = server.Post(kPurchase, Buy(type, ids, name));
+    ASSERT_EQ(r.status, 200) << r.raw;
+    EXPECT_EQ(r.raw, r.body.dump());
+    EXPECT_EQ(r.body["data"]["testName"], name);
+    EXPECT_CONFORMS(server, "responses/placement_tests.purchase", r.body);
+  }
+  server.svc().store.Write([](model::State& s) { s.accounts.Find("acc_alice")->walletCents = 100; });
+  auto checkout = server.Post(kPurchase, Buy("ONE_TIME", {"mbx_nw_01_04"}, name));
+  ASSERT_EQ(checkout.status, 200) << checkout.raw;
+  EXPECT_EQ(checkout.body["data"]["checkoutSession"], true);
+  EXPECT_NE(checkout.body["data"]["checkoutUrl"], "");
+  EXPECT_EQ(checkout.raw, checkout.body.dump());
+}
+
 TEST(PlacementTests, OrdersMoveThroughTheirStatusesOnlyWhenTheClockAdvances) {
   TestServer server;
   auto r = server.Post(kPurchase, Buy("ONE_TIME", {"mbx_nw_01_01", "mbx_nw_01_02"}));
