@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages emsim needs, only when one is missing. Safe to run again.
 set -euo pipefail
-pkgs=(g++ cmake ninja-build pkg-config libcpp-httplib-dev nlohmann-json3-dev libvalijson-dev
+pkgs=(g++ cmake ninja-build pkg-config libcpp-httplib-dev nlohmann-json3-dev libvalijson-dev libjemalloc-dev
       libyaml-cpp-dev libssl-dev libgtest-dev)
 missing=()
 for p in "${pkgs[@]}"; do
