@@ -12,9 +12,11 @@
 //                                                   prints one string of a JSON answer
 //   emsim-bench fetch --port P --path PATH [--key K] --out FILE
 //                                                   writes the body of a 200 answer to FILE
-//   emsim-bench webhooks --port P --endpoints N [--advance 2d]
+//   emsim-bench webhooks --port P --endpoints N [--advance 2d] [--clients 4] [--pid SERVER_PID]
 //                                                   N failing sinks + endpoints (generated accounts
-//                                                   1..N), one event each, times the clock advance
+//                                                   1..N), one event each, set up by C parallel
+//                                                   keep-alive clients; times the clock advance
+//                                                   (and the server's CPU time in it, with --pid)
 // Every result is one line of key=value pairs on stdout.
 #include <httplib.h>
 #include <netinet/in.h>
@@ -24,6 +26,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -31,6 +34,8 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -262,57 +267,99 @@ json Field(const json& body, const char* key) {
   return nullptr;
 }
 
+// One account's setup: a failing sink, an endpoint on it, one event. Empty when all went well;
+// "SKIPPED..." when a route is missing; otherwise what failed.
+std::string SetupAccount(httplib::Client& cli, long i) {
+  const std::string key = Pad("emsim_gen_", i, 5);
+  // A sink that always fails: every delivery goes through all 8 attempts (Part 6).
+  auto sink = Send(cli, "POST", "/_sim/sinks", "", json{{"status", 500}}.dump());
+  if (RouteMissing(sink)) return "SKIPPED: endpoint not available (404) POST /_sim/sinks";
+  if (!sink || sink->status / 100 != 2) return "POST /_sim/sinks: " + (sink ? sink->body : std::string("no answer"));
+  const json url = Field(json::parse(sink->body, nullptr, false), "url");
+  if (!url.is_string()) return "POST /_sim/sinks answered no url: " + sink->body;
+  auto ep = Send(cli, "POST", "/v2/webhooks/endpoints", key,
+                 json{{"url", url}, {"enabled_events", {"domain.updated"}}}.dump());
+  if (RouteMissing(ep)) return "SKIPPED: endpoint not available (404) POST /v2/webhooks/endpoints";
+  if (!ep || ep->status / 100 != 2) return "POST /v2/webhooks/endpoints: " + (ep ? ep->body : std::string("no answer"));
+  // Generated account i owns domain dom_gen_<i> when the fixture has one mailbox per account.
+  auto ev = Send(cli, "POST", "/_sim/events", "",
+                 json{{"type", "domain.updated"}, {"apiKey", key}, {"objectId", Pad("dom_gen_", i, 7)}}.dump());
+  if (RouteMissing(ev)) return "SKIPPED: endpoint not available (404) POST /_sim/events";
+  if (!ev || ev->status / 100 != 2) return "POST /_sim/events: " + (ev ? ev->body : std::string("no answer"));
+  return "";
+}
+
 int Webhooks(const Args& a) {
   const int port = std::stoi(a.Need("--port"));
   const long n = std::stol(a.Get("--endpoints", "1000"));
   const std::string advance = a.Get("--advance", "2d");
-  httplib::Client cli("127.0.0.1", port);
-  cli.set_keep_alive(true);
-  cli.set_read_timeout(600, 0);
+  const long clients = std::max(1L, std::stol(a.Get("--clients", "4")));
+  auto client = [port] {
+    auto cli = std::make_unique<httplib::Client>("127.0.0.1", port);
+    cli->set_keep_alive(true);
+    // httplib writes a POST's headers and body separately; with Nagle on, the body waits for the
+    // server's delayed ACK (~40 ms) on a keep-alive connection: 3,000 setup requests took minutes.
+    cli->set_tcp_nodelay(true);
+    cli->set_read_timeout(600, 0);
+    return cli;
+  };
   const auto t0 = Clock::now();
-  for (long i = 1; i <= n; ++i) {
-    const std::string key = Pad("emsim_gen_", i, 5);
-    // A sink that always fails: every delivery goes through all 8 attempts (Part 6).
-    auto sink = Send(cli, "POST", "/_sim/sinks", "", json{{"status", 500}}.dump());
-    if (RouteMissing(sink)) {
-      std::printf("SKIPPED: endpoint not available (404) POST /_sim/sinks\n");
-      return 3;
-    }
-    if (!sink || sink->status / 100 != 2) Die("POST /_sim/sinks: " + (sink ? sink->body : std::string("no answer")));
-    const json sink_body = json::parse(sink->body);
-    const json url = Field(sink_body, "url");
-    if (!url.is_string()) Die("POST /_sim/sinks answered no url: " + sink->body);
-    auto ep = Send(cli, "POST", "/v2/webhooks/endpoints", key,
-                   json{{"url", url}, {"enabled_events", {"domain.updated"}}}.dump());
-    if (RouteMissing(ep)) {
-      std::printf("SKIPPED: endpoint not available (404) POST /v2/webhooks/endpoints\n");
-      return 3;
-    }
-    if (!ep || ep->status / 100 != 2) Die("POST /v2/webhooks/endpoints: " + (ep ? ep->body : std::string("no answer")));
+  // The setup goes through emsim's real API (the same handlers a test suite calls), from a few
+  // keep-alive clients at once; account i is set up whole by one client, so its event finds its
+  // endpoint.
+  std::atomic<long> next{1};
+  std::mutex failed_mu;
+  std::string failed;
+  std::vector<std::thread> workers;
+  for (long c = 0; c < std::min(clients, n); ++c) {
+    workers.emplace_back([&] {
+      auto cli = client();
+      for (long i; (i = next.fetch_add(1)) <= n;) {
+        std::string why = SetupAccount(*cli, i);
+        if (why.empty()) continue;
+        std::lock_guard lock(failed_mu);
+        if (failed.empty()) failed = std::move(why);
+        next = n + 1;  // the others stop too
+      }
+    });
   }
-  for (long i = 1; i <= n; ++i) {
-    // Generated account i owns domain dom_gen_<i> when the fixture has one mailbox per account.
-    auto ev = Send(cli, "POST", "/_sim/events", "",
-                   json{{"type", "domain.updated"}, {"apiKey", Pad("emsim_gen_", i, 5)}, {"objectId", Pad("dom_gen_", i, 7)}}
-                       .dump());
-    if (RouteMissing(ev)) {
-      std::printf("SKIPPED: endpoint not available (404) POST /_sim/events\n");
-      return 3;
-    }
-    if (!ev || ev->status / 100 != 2) Die("POST /_sim/events: " + (ev ? ev->body : std::string("no answer")));
+  for (auto& t : workers) t.join();
+  if (failed.rfind("SKIPPED", 0) == 0) {
+    std::printf("%s\n", failed.c_str());
+    return 3;
   }
+  if (!failed.empty()) Die(failed);
+  auto cli_ptr = client();
+  httplib::Client& cli = *cli_ptr;
   const double setup_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  // With --pid (the server's), the CPU time the server spent in the advance: on a shared machine
+  // wall time moves with the load, CPU time much less (bench/README.md).
+  const pid_t server = static_cast<pid_t>(std::stol(a.Get("--pid", "0")));
+  const double cpu0 = server ? CpuMs(server) : 0;
   const auto t1 = Clock::now();
   auto adv = Send(cli, "POST", "/_sim/clock/advance", "", json{{"duration", advance}}.dump());
   const double advance_ms = std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
+  const double advance_cpu_ms = server ? CpuMs(server) - cpu0 : -1;
   if (!adv || adv->status != 200) Die("POST /_sim/clock/advance: " + (adv ? adv->body : std::string("no answer")));
-  long attempts = -1;
+  // Attempts made (succeeded or failed) are counted apart from the dropped and the still scheduled
+  // ones, so "attempts" is exactly the number of POSTs the advance sent.
+  long attempts = -1, dropped = -1, scheduled = -1;
   if (auto d = cli.Get("/_sim/deliveries"); d && d->status == 200) {
     const json body = json::parse(d->body, nullptr, false);
     const json list = body.is_array() ? body : Field(body, "deliveries");
-    if (list.is_array()) attempts = static_cast<long>(list.size());
+    if (list.is_array()) {
+      attempts = dropped = scheduled = 0;
+      for (const auto& x : list) {
+        const std::string st = x.value("status", "");
+        if (st == "dropped") ++dropped;
+        else if (st == "scheduled") ++scheduled;
+        else ++attempts;
+      }
+    }
   }
-  std::printf("endpoints=%ld setup_ms=%.0f advance_ms=%.0f attempts=%ld jobs_run=%s\n", n, setup_ms, advance_ms, attempts,
+  std::printf("endpoints=%ld setup_ms=%.0f advance_ms=%.0f advance_cpu_ms=%.0f attempts=%ld dropped=%ld scheduled=%ld "
+              "jobs_run=%s\n",
+              n, setup_ms, advance_ms, advance_cpu_ms, attempts, dropped, scheduled,
               json::parse(adv->body).value("jobsRun", json(-1)).dump().c_str());
   return 0;
 }

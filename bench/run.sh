@@ -53,17 +53,32 @@ fi
 
 work=$(mktemp -d)
 pids=()
+finished=0
+header_written=0
+throughput_written=0
+results=()
+step="start"
+# The table is written as the run goes (a header, then each row as soon as it is measured), so a
+# run that is interrupted or fails still leaves every figure it took, marked as unfinished.
 cleanup() {
+  local rc=$?
+  if [ "$finished" != 1 ] && [ "$header_written" = 1 ]; then
+    if [ "$step" = "2-3. throughput" ] && [ "$throughput_written" != 1 ]; then write_throughput_rows || true; fi
+    { echo; echo "**The run did not finish** (stopped during: $step; exit status $rc; load average then" \
+        "$(cut -d' ' -f1-3 /proc/loadavg)): the rows above are all it measured."; } >>"$out"
+    echo "bench: the run did not finish; partial table in $out" >&2
+  fi
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 alice=emsim_test_alice_3f9c2a7b
 gen_key=emsim_gen_00001
-rows=()
-row() { rows+=("| $1 | $2 | $3 | $4 |"); }
+row() { echo "| $1 | $2 | $3 | $4 |" >>"$out"; }
 log() { echo "-- $*" >&2; }
 
 # ---- helpers ---------------------------------------------------------------------------------
@@ -100,8 +115,66 @@ wrk_run() {
 
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+mem_total=$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
+mkdir -p "$(dirname "$out")"
+{
+  echo "# emsim benchmark$([ "$smoke" = 1 ] && echo " (smoke: tiny durations, not figures)")"
+  echo
+  echo "Run $started on $(nproc) CPUs ($cpu_model), $mem_total memory, $(uname -sr); load average before"
+  echo "the run $load_before. emsim $("$emsim" --version | cut -d' ' -f2), build $(basename "$build");"
+  echo "wrk -t$wrk_threads -c$connections -d$duration on loopback, client and servers on the same CPUs."
+  echo
+  echo "| Measure | Value | Target | Met |"
+  echo "|---|---|---|---|"
+} >"$out"
+header_written=1
+
+# The rows of steps 2-3. The percentages need the bare server's run after emsim's (the ceiling is
+# the mean of a run before and a run after, so drifting background load on a shared machine weighs
+# on both sides alike); a run stopped before that writes emsim's figures without a percentage.
+write_throughput_rows() {
+  local bare_get="" bare_post="" r label w want got rps p50 p99 n sock st errors ceiling pct note
+  if [ -n "${bare_get2:-}" ] && [ -n "${bare_post2:-}" ]; then
+    bare_get=$(awk -v a="$(kv "$bare_get1" rps)" -v b="$(kv "$bare_get2" rps)" 'BEGIN {printf "%.0f", (a + b) / 2}')
+    bare_post=$(awk -v a="$(kv "$bare_post1" rps)" -v b="$(kv "$bare_post2" rps)" 'BEGIN {printf "%.0f", (a + b) / 2}')
+    row "bare cpp-httplib GET (same bytes as /v1/workspace/list)" \
+      "$bare_get req/s, p50 $(ms "$(kv "$bare_get1" p50_us)") ms, p99 $(ms "$(kv "$bare_get1" p99_us)") ms" "ceiling" "—"
+    row "bare cpp-httplib POST (body parsed)" \
+      "$bare_post req/s, p50 $(ms "$(kv "$bare_post1" p50_us)") ms, p99 $(ms "$(kv "$bare_post1" p99_us)") ms" "ceiling" "—"
+  else
+    local b
+    for b in "GET|${bare_get1:-}" "POST|${bare_post1:-}"; do
+      [ -n "${b#*|}" ] || continue
+      row "bare cpp-httplib ${b%%|*}, run before emsim's only" "$(printf '%.0f' "$(kv "${b#*|}" rps)") req/s, p50 $(ms "$(kv "${b#*|}" p50_us)") ms, p99 $(ms "$(kv "${b#*|}" p99_us)") ms" "ceiling" "—"
+    done
+  fi
+  for r in "${results[@]}"; do
+    IFS='|' read -r label w want got <<<"$r"
+    case "$w" in SKIPPED*) row "$label" "$w" "≥ 70% of bare, p99 < 5 ms" "—"; continue ;; esac
+    rps=$(kv "$w" rps); p50=$(kv "$w" p50_us); p99=$(kv "$w" p99_us); n=$(kv "$w" requests)
+    sock=$(kv "$w" socket_errors); st=$(kv "$w" status_errors)
+    # Errors: socket errors, plus answers that are not the expected status.
+    if [ "$want" = 400 ]; then errors=$((sock + n - st)); else errors=$((sock + st)); fi
+    note=""; [ "$got" != "$want" ] && note=" (probe answered $got, expected $want)"
+    if [ -z "$bare_get" ]; then
+      row "$label" "$(printf '%.0f' "$rps") req/s (no % of bare: the run stopped first), p50 $(ms "$p50") ms, p99 $(ms "$p99") ms, $errors errors$note" \
+        "≥ 70% of bare, p99 < 5 ms" "—"
+      continue
+    fi
+    ceiling=$bare_get; [[ "$label" == POST* ]] && ceiling=$bare_post
+    pct=$(awk -v a="$rps" -v b="$ceiling" 'BEGIN {printf "%.0f", (b > 0 ? 100 * a / b : 0)}')
+    row "$label" "$(printf '%.0f' "$rps") req/s = $pct% of bare, p50 $(ms "$p50") ms, p99 $(ms "$p99") ms, $errors errors$note" \
+      "≥ 70% of bare, p99 < 5 ms" "$(yes_no "$pct >= 70 && $p99 < 5000 && $errors == 0")"
+  done
+  if [ -n "${rss_after_load:-}" ]; then
+    row "resident memory after the GET load, default fixtures" "${rss_after_gets:-?} MiB (after the POST runs: $rss_after_load MiB)" "< 30 MiB" \
+      "$(yes_no "${rss_after_gets:-0} < 30")"
+  fi
+}
 
 # ---- 1. start-up -----------------------------------------------------------------------------
+step="1. start-up"
 log "start-up, default fixtures"
 r=$("$tool" startup --runs "$startup_runs" -- "$emsim" serve --clock manual)
 v=$(kv "$r" startup_ms)
@@ -110,6 +183,7 @@ row "resident memory at start, default fixtures" "$(awk -v k="$(kv "$r" rss_kb)"
   "$(yes_no "$(kv "$r" rss_kb) < 30720")"
 
 # ---- 2 + 3. throughput: emsim vs the bare server -------------------------------------------------
+step="2-3. throughput"
 # The wrk fixture is the default one with plenty of MONTHLY placement credits, so every valid
 # purchase of a 10 s run succeeds (20 credits would last a millisecond).
 sed -E 's/(placementCredits: )[0-9]+/\11000000000/' "$root/fixtures/default.yaml" >"$work/wrk-fixture.yaml"
@@ -133,7 +207,6 @@ endpoints=(
   "POST|/v2/placement-tests/purchase|$invalid_body|400"
   "POST|/v2/placement-tests/purchase|$valid_body|200"
 )
-results=()
 for e in "${endpoints[@]}"; do
   IFS='|' read -r method path body want <<<"$e"
   label="$method $path"
@@ -158,35 +231,15 @@ rss_after_load=$(rss_mib "$emsim_pid")
 bare_get2=$(wrk_run "$bare_port" "" GET /v1/workspace/list "")
 bare_post2=$(wrk_run "$bare_port" "" POST /v2/placement-tests/purchase "$valid_body")
 stop "$bare_pid"; stop "$emsim_pid"
-# The bare figure is the mean of a run before and a run after emsim's, so drifting background
-# load on a shared machine weighs on both sides alike.
-bare_get=$(awk -v a="$(kv "$bare_get1" rps)" -v b="$(kv "$bare_get2" rps)" 'BEGIN {printf "%.0f", (a + b) / 2}')
-bare_post=$(awk -v a="$(kv "$bare_post1" rps)" -v b="$(kv "$bare_post2" rps)" 'BEGIN {printf "%.0f", (a + b) / 2}')
-row "bare cpp-httplib GET (same bytes as /v1/workspace/list)" \
-  "$bare_get req/s, p50 $(ms "$(kv "$bare_get1" p50_us)") ms, p99 $(ms "$(kv "$bare_get1" p99_us)") ms" "ceiling" "—"
-row "bare cpp-httplib POST (body parsed)" \
-  "$bare_post req/s, p50 $(ms "$(kv "$bare_post1" p50_us)") ms, p99 $(ms "$(kv "$bare_post1" p99_us)") ms" "ceiling" "—"
-for r in "${results[@]}"; do
-  IFS='|' read -r label w want got <<<"$r"
-  case "$w" in SKIPPED*) row "$label" "$w" "≥ 70% of bare, p99 < 5 ms" "—"; continue ;; esac
-  rps=$(kv "$w" rps); p50=$(kv "$w" p50_us); p99=$(kv "$w" p99_us); n=$(kv "$w" requests)
-  sock=$(kv "$w" socket_errors); st=$(kv "$w" status_errors)
-  # Errors: socket errors, plus answers that are not the expected status.
-  if [ "$want" = 400 ]; then errors=$((sock + n - st)); else errors=$((sock + st)); fi
-  ceiling=$bare_get; [[ "$label" == POST* ]] && ceiling=$bare_post
-  pct=$(awk -v a="$rps" -v b="$ceiling" 'BEGIN {printf "%.0f", (b > 0 ? 100 * a / b : 0)}')
-  note=""; [ "$got" != "$want" ] && note=" (probe answered $got, expected $want)"
-  row "$label" "$(printf '%.0f' "$rps") req/s = $pct% of bare, p50 $(ms "$p50") ms, p99 $(ms "$p99") ms, $errors errors$note" \
-    "≥ 70% of bare, p99 < 5 ms" "$(yes_no "$pct >= 70 && $p99 < 5000 && $errors == 0")"
-done
-row "resident memory after the GET load, default fixtures" "${rss_after_gets:-?} MiB (after the POST runs: $rss_after_load MiB)" "< 30 MiB" \
-  "$(yes_no "${rss_after_gets:-0} < 30")"
+write_throughput_rows
+throughput_written=1
 
 # ---- 4. scale: 1k / 10k / 100k mailboxes ---------------------------------------------------------
 declare -A first_p50
 for n in $sizes; do
   fixture=$work/gen-$n.yaml
   "$emsim" fixtures generate --mailboxes "$n" >"$fixture"
+  step="4. scale, $n mailboxes"
   log "scale: $n mailboxes"
   r=$("$tool" startup --runs "$startup_runs" -- "$emsim" serve --clock manual --fixtures "$fixture")
   start_ms=$(kv "$r" startup_ms)
@@ -234,11 +287,12 @@ for n in $sizes; do
 done
 
 # ---- 5. webhooks: the whole retry schedule of failing endpoints ---------------------------------
+step="5. webhooks"
 log "webhooks: $webhook_endpoints failing endpoints"
 "$emsim" fixtures generate --accounts "$webhook_endpoints" --mailboxes "$webhook_endpoints" --emails-per-mailbox 0 >"$work/webhooks.yaml"
 start webhooks "$emsim" serve --port 0 --clock manual --fixtures "$work/webhooks.yaml"
 set +e
-w=$("$tool" webhooks --port "$PORT" --endpoints "$webhook_endpoints" --advance 2d)
+w=$("$tool" webhooks --port "$PORT" --pid "$PID" --endpoints "$webhook_endpoints" --advance 2d)
 rc=$?
 set -e
 stop "$PID"
@@ -246,28 +300,17 @@ if [ $rc = 3 ]; then
   echo "$w" >&2
   row "2-day advance, $webhook_endpoints failing endpoints" "$w" "< 5 s (1,000 endpoints)" "—"
 elif [ $rc = 0 ]; then
-  adv=$(kv "$w" advance_ms)
+  adv=$(kv "$w" advance_ms); attempts=$(kv "$w" attempts)
   row "2-day advance, $webhook_endpoints failing endpoints" \
-    "$(ms "$adv") s for $(kv "$w" attempts) attempts ($(kv "$w" jobs_run) jobs); setup $(ms "$(kv "$w" setup_ms)") s" \
-    "< 5 s (1,000 endpoints)" "$(yes_no "$adv < 5000 && $(kv "$w" attempts) == 8 * $webhook_endpoints")"
+    "$(ms "$adv") s (emsim CPU $(ms "$(kv "$w" advance_cpu_ms)") s) for $attempts attempts ($(kv "$w" jobs_run) jobs, $(kv "$w" dropped) dropped, $(kv "$w" scheduled) left); setup $(ms "$(kv "$w" setup_ms)") s" \
+    "< 5 s (1,000 endpoints)" "$(yes_no "$adv < 5000 && $attempts == 8 * $webhook_endpoints")"
 else
   echo "bench: the webhook step failed" >&2; exit 1
 fi
 
 # ---- 6. the table ------------------------------------------------------------------------------
-cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
-mem_total=$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
-{
-  echo "# emsim benchmark$([ "$smoke" = 1 ] && echo " (smoke: tiny durations, not figures)")"
-  echo
-  echo "Run $started on $(nproc) CPUs ($cpu_model), $mem_total memory, $(uname -sr); load average before"
-  echo "the run $load_before, after $(cut -d' ' -f1-3 /proc/loadavg). emsim $("$emsim" --version | cut -d' ' -f2),"
-  echo "build $(basename "$build"); wrk -t$wrk_threads -c$connections -d$duration on loopback, client and servers on the same CPUs."
-  echo
-  echo "| Measure | Value | Target | Met |"
-  echo "|---|---|---|---|"
-  printf '%s\n' "${rows[@]}"
-} >"$out"
+{ echo; echo "Load average after the run: $(cut -d' ' -f1-3 /proc/loadavg)."; } >>"$out"
+finished=1
 cat "$out"
 echo >&2
 echo "bench: table written to $out" >&2

@@ -69,14 +69,11 @@ Result<SinkAnswer> ReceiveAtSink(State& s, const std::string& sink_id, IncomingR
   r.body = std::move(in.body);
 
   // Which endpoints deliver here: those whose URL has this sink's receive path (any host name
-  // for emsim: 127.0.0.1, localhost, a --base-url).
+  // for emsim: 127.0.0.1, localhost, a --base-url), in creation order, from the State index.
   std::vector<const WebhookEndpoint*> endpoints;
-  for (const auto& e : s.webhookEndpoints) {
-    auto url = ParseUrl(e.url);
-    if (!url) continue;
-    const std::string path = url->target.substr(0, url->target.find('?'));
-    if (path == SinkReceivePath(sink_id)) endpoints.push_back(&e);
-  }
+  if (auto it = s.webhookEndpointsByPath.find(SinkReceivePath(sink_id)); it != s.webhookEndpointsByPath.end())
+    for (const auto& id : it->second)
+      if (const WebhookEndpoint* e = s.webhookEndpoints.Find(id)) endpoints.push_back(e);
   if (endpoints.empty()) {
     r.signatureCheck = "no webhook endpoint has this sink's URL";
   } else if (sig.problem) {

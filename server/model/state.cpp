@@ -4,6 +4,20 @@
 
 #include "model/webhooks.hpp"
 
+// state.hpp declares every to_json/from_json as an ordinary function (EMSIM_DECLARE_JSON) and
+// other files call them (api/sinks.cpp: a Sink's behaviour and requests). nlohmann's macro
+// defines them `inline`, which emits no out-of-line copy unless this file happens to need one:
+// a Release build failed to link once inlining changed. Same body, not inline:
+#undef NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT
+#define NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Type, ...)                                               \
+  void to_json(nlohmann::json& nlohmann_json_j, const Type& nlohmann_json_t) {                                   \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))                                     \
+  }                                                                                                              \
+  void from_json(const nlohmann::json& nlohmann_json_j, Type& nlohmann_json_t) {                                 \
+    Type nlohmann_json_default_obj;                                                                              \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, __VA_ARGS__))                      \
+  }
+
 namespace emsim::model {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(User, id, email, firstName, lastName)
@@ -87,6 +101,9 @@ void State::RebuildIndexes() {
   }
   eventIndex.clear();
   for (size_t i = 0; i < events.size(); ++i) eventIndex[events[i].id] = i;
+  webhookEndpointsByPath.clear();
+  for (const auto& e : webhookEndpoints)
+    if (auto path = UrlPath(e.url)) webhookEndpointsByPath[*path].push_back(e.id);
 }
 
 Account& State::AddAccount(Account a) {
@@ -115,11 +132,27 @@ void State::SetMailboxStatus(Mailbox& m, std::string status) {
   if (m.status == "ACTIVE") ++activeMailboxesByWorkspace[m.workspaceId];
 }
 
+WebhookEndpoint& State::AddWebhookEndpoint(WebhookEndpoint e) {
+  WebhookEndpoint& added = webhookEndpoints.Insert(std::move(e));
+  if (auto path = UrlPath(added.url)) webhookEndpointsByPath[*path].push_back(added.id);
+  return added;
+}
+
+void State::SetWebhookEndpointUrl(WebhookEndpoint& e, std::string url) {
+  if (url == e.url) return;
+  e.url = std::move(url);
+  // A URL changes rarely (PATCH); rebuilding this one index keeps its lists in creation order.
+  webhookEndpointsByPath.clear();
+  for (const auto& x : webhookEndpoints)
+    if (auto path = UrlPath(x.url)) webhookEndpointsByPath[*path].push_back(x.id);
+}
+
 std::string IndexProblems(const State& s) {
   State fresh;
   fresh.accounts = s.accounts;
   fresh.domains = s.domains;
   fresh.mailboxes = s.mailboxes;
+  fresh.webhookEndpoints = s.webhookEndpoints;
   fresh.RebuildIndexes();
   std::string out;
   // Zero counters and empty lists are the same as no entry.
@@ -146,6 +179,7 @@ std::string IndexProblems(const State& s) {
   if (!same_lists(s.domainsByWorkspace, fresh.domainsByWorkspace)) out += "domainsByWorkspace; ";
   if (!same_lists(s.mailboxesByWorkspace, fresh.mailboxesByWorkspace)) out += "mailboxesByWorkspace; ";
   if (!same_counts(s.activeMailboxesByWorkspace, fresh.activeMailboxesByWorkspace)) out += "activeMailboxesByWorkspace; ";
+  if (!same_lists(s.webhookEndpointsByPath, fresh.webhookEndpointsByPath)) out += "webhookEndpointsByPath; ";
   return out.empty() ? out : "stale indexes: " + out;
 }
 

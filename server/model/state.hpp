@@ -385,20 +385,26 @@ struct State {
   // Rebuilt by RebuildIndexes (fixture load, state load) and kept current by the mutators below,
   // so a list answers in time proportional to its page, not to the whole state (issue 7: list
   // latency at 100k mailboxes within 2x of 1k). Change these records ONLY through AddAccount,
-  // AddDomain, AddMailbox and SetMailboxStatus; IndexProblems() (checked by every HTTP test when
-  // its TestServer ends) catches a change that bypassed them. Id vectors are in creation order.
+  // AddDomain, AddMailbox, SetMailboxStatus, AddWebhookEndpoint and SetWebhookEndpointUrl;
+  // IndexProblems() (checked by every HTTP test when its TestServer ends) catches a change that
+  // bypassed them. Id vectors are in creation order.
   std::unordered_map<std::string, std::string> accountByApiKey;                         // key -> account id
   std::unordered_map<std::string, std::vector<std::string>> mailboxesByDomain;          // domain id -> mailbox ids
   std::unordered_map<std::string, std::vector<std::string>> domainsByWorkspace;         // workspace id -> domain ids
   std::unordered_map<std::string, std::vector<std::string>> mailboxesByWorkspace;       // workspace id -> mailbox ids
   std::unordered_map<std::string, std::int64_t> activeMailboxesByWorkspace;             // status ACTIVE
   std::unordered_map<std::string, size_t> eventIndex;                                   // event id -> position in events
+  // Endpoint URL path (no query) -> endpoint ids: a sink finds the endpoints that deliver to it
+  // without parsing every endpoint's URL per request (issue 7: 8,000 receives x 1,000 endpoints).
+  std::unordered_map<std::string, std::vector<std::string>> webhookEndpointsByPath;
 
   void RebuildIndexes();
   Account& AddAccount(Account a);
   Domain& AddDomain(Domain d);
   Mailbox& AddMailbox(Mailbox m);
   void SetMailboxStatus(Mailbox& m, std::string status);
+  WebhookEndpoint& AddWebhookEndpoint(WebhookEndpoint e);
+  void SetWebhookEndpointUrl(WebhookEndpoint& e, std::string url);
 
   // A delay from the fixture's `timings` (seconds), or the default.
   Millis TimingMs(const std::string& key, Millis default_ms) const;

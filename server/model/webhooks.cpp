@@ -129,6 +129,12 @@ Result<UrlParts> ParseUrl(const std::string& url) {
   return p;
 }
 
+std::optional<std::string> UrlPath(const std::string& url) {
+  auto parts = ParseUrl(url);
+  if (!parts) return std::nullopt;
+  return parts->target.substr(0, parts->target.find('?'));
+}
+
 bool IsLoopbackHost(const std::string& host) {
   const std::string h = ToLower(host);
   if (h == "localhost" || h == "[::1]" || h == "[0:0:0:0:0:0:0:1]") return true;
@@ -172,7 +178,7 @@ Result<const WebhookEndpoint*> CreateEndpoint(State& s, const Caller& caller, co
   e.enabledEvents = std::move(*events);
   e.secret = "whsec_" + s.ids.Token(40);
   e.createdAt = e.updatedAt = now;
-  return &s.webhookEndpoints.Insert(std::move(e));
+  return &s.AddWebhookEndpoint(std::move(e));
 }
 
 std::vector<const WebhookEndpoint*> ListEndpoints(const State& s, const Caller& caller) {
@@ -197,7 +203,7 @@ Result<const WebhookEndpoint*> UpdateEndpoint(State& s, const Caller& caller, co
   }
   if (patch.status && *patch.status != "active" && *patch.status != "disabled")
     return Error::Validation("status", "status must be active or disabled");
-  if (patch.url) e->url = *patch.url;
+  if (patch.url) s.SetWebhookEndpointUrl(*e, *patch.url);
   if (events) e->enabledEvents = std::move(*events);
   if (patch.status) {
     if (*patch.status == "active") {

@@ -42,6 +42,8 @@ struct UrlParts {
 };
 // Syntax: scheme://host[:port][/path][?query]; no credentials, no fragment.
 Result<UrlParts> ParseUrl(const std::string& url);
+// The path of a URL without its query ("/_sim/sinks/snk_x/receive"); nullopt when ParseUrl fails.
+std::optional<std::string> UrlPath(const std::string& url);
 bool IsLoopbackHost(const std::string& host);
 // Gap decision (DESIGN.md): https; http only for a loopback host, unless `strict`.
 Status CheckWebhookUrl(const std::string& url, bool strict);

@@ -8,6 +8,7 @@
 #include "model/domains.hpp"
 #include "model/mailboxes.hpp"
 #include "model/store.hpp"
+#include "model/webhooks.hpp"
 #include "model/workspaces.hpp"
 #include "sim/fixture_gen.hpp"
 #include "sim/fixtures.hpp"
@@ -107,6 +108,36 @@ TEST(StateIndexes, RebuiltByStateLoadAndCarriedByStoreResetAndLoad) {
   store.Load(model::DumpState(s));
   EXPECT_EQ(store.Read([](const model::State& st) { return model::IndexProblems(st); }), "");
   EXPECT_EQ(store.Read([](const model::State& st) { return st.mailboxesByWorkspace.at("ws_lumen").back(); }), "mbx_extra");
+}
+
+TEST(StateIndexes, WebhookEndpointsByPathFollowCreateUrlChangeAndLoad) {
+  model::State s = DefaultState();
+  const model::Caller alice{"acc_alice", "ws_northwind"};
+  auto url = [](const std::string& sink) { return "http://127.0.0.1:9/_sim/sinks/" + sink + "/receive"; };
+  auto create = [&](const std::string& u) {  // answers the new id
+    auto e = model::CreateEndpoint(s, alice, {u, {"domain.updated"}}, false, 0);
+    EXPECT_TRUE(e.ok());
+    return e.ok() ? (*e)->id : std::string();
+  };
+  const std::string id1 = create(url("snk_a")), id2 = create(url("snk_b") + "?x=1"),
+                    id3 = create("http://localhost:8/_sim/sinks/snk_a/receive");
+  EXPECT_EQ(s.webhookEndpointsByPath.at("/_sim/sinks/snk_a/receive"), (std::vector<std::string>{id1, id3}));
+  EXPECT_EQ(s.webhookEndpointsByPath.at("/_sim/sinks/snk_b/receive"), (std::vector<std::string>{id2}));
+  EXPECT_EQ(model::IndexProblems(s), "");
+
+  // A PATCHed url moves the endpoint; the lists stay in creation order.
+  model::EndpointPatch patch;
+  patch.url = url("snk_b");
+  ASSERT_TRUE(model::UpdateEndpoint(s, alice, id1, patch, false, 0).ok());
+  EXPECT_EQ(s.webhookEndpointsByPath.at("/_sim/sinks/snk_a/receive"), (std::vector<std::string>{id3}));
+  EXPECT_EQ(s.webhookEndpointsByPath.at("/_sim/sinks/snk_b/receive"), (std::vector<std::string>{id1, id2}));
+  EXPECT_EQ(model::IndexProblems(s), "");
+
+  model::State loaded = model::LoadState(model::DumpState(s));
+  EXPECT_EQ(loaded.webhookEndpointsByPath, s.webhookEndpointsByPath);
+
+  s.webhookEndpoints.Find(id3)->url = url("snk_c");  // not SetWebhookEndpointUrl
+  EXPECT_NE(model::IndexProblems(s).find("webhookEndpointsByPath"), std::string::npos);
 }
 
 // The indexed lists answer exactly what a scan of the whole state answers.

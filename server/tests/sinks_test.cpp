@@ -1,5 +1,7 @@
 // /_sim/sinks: emsim's built-in receiver. Deliveries reach it over real HTTP (emsim calling
 // itself), so these tests also prove that advance -> delivery -> sink request does not deadlock.
+#include <set>
+
 #include "model/time.hpp"
 #include "tests/webhook_receiver.hpp"
 
@@ -180,6 +182,42 @@ TEST(Sinks, AreStateResetClearsThemDumpAndLoadBringThemBack) {
   server.Advance("1m");  // the pending retry came back too, and now succeeds
   EXPECT_EQ(GetSink(server, sink["id"])["received"], 2);
   EXPECT_EQ(Deliveries(server, "?status=succeeded")["deliveries"].size(), 1u);
+}
+
+// A sink finds the endpoints that deliver to it through State::webhookEndpointsByPath (issue 7):
+// the index follows a PATCHed url (query strings ignored, creation order kept) and a state load.
+TEST(Sinks, FindTheirEndpointsAfterAUrlChangeAndAStateLoad) {
+  TestServer server;
+  json a = CreateSink(server);
+  json b = CreateSink(server);
+  auto first = CreateEndpoint(server, a["url"]);
+  auto second = CreateEndpoint(server, b["url"]);
+  ASSERT_EQ(server.Patch("/v2/webhooks/endpoints/" + first.id, {{"url", b["url"].get<std::string>() + "?from=a"}}).status,
+            200);
+  Trigger(server);
+  server.Advance("0s");
+
+  EXPECT_EQ(GetSink(server, a["id"])["received"], 0);
+  json reqs = GetSink(server, b["id"])["requests"];
+  ASSERT_EQ(reqs.size(), 2u) << reqs.dump(1);
+  std::set<std::string> verified_by;
+  for (const auto& r : reqs) {
+    EXPECT_EQ(r["signatureValid"], true) << r.dump();
+    verified_by.insert(r["endpointId"].get<std::string>());
+  }
+  EXPECT_EQ(verified_by, (std::set<std::string>{first.id, second.id})) << "each with its own endpoint's secret";
+  server.Post("/_sim/sinks/" + a["id"].get<std::string>() + "/receive", {{"id", "evt_x"}}, "");
+  EXPECT_TRUE(GetSink(server, a["id"])["requests"][0]["signatureValid"].is_null()) << "no endpoint points at A any more";
+
+  json dump = server.Get("/_sim/state", "").body;
+  ASSERT_EQ(server.Post("/_sim/reset", json::object(), "").status, 200);
+  ASSERT_EQ(server.Put("/_sim/state", dump).status, 200);
+  Trigger(server);
+  server.Advance("0s");
+  reqs = GetSink(server, b["id"])["requests"];
+  ASSERT_EQ(reqs.size(), 4u);
+  EXPECT_EQ(reqs[2]["signatureValid"], true) << reqs[2].dump();
+  EXPECT_EQ(reqs[3]["signatureValid"], true) << reqs[3].dump();
 }
 
 }  // namespace
