@@ -34,7 +34,7 @@ App::App(Options options) : options_(std::move(options)) {
   model::Millis start = sim::Clock::WallNow();
   if (options_.clockMode == sim::ClockMode::kManual) start = options_.startTime.value_or(fixture.clockStart.value_or(start));
   else if (options_.startTime) start = *options_.startTime;
-  store_ = std::make_unique<model::Store>(std::move(fixture.state));
+  store_ = std::make_unique<model::Store>(std::move(fixture.state), std::move(fixture.rebuild));
   clock_ = std::make_unique<sim::Clock>(options_.clockMode, start);
   scheduler_ = std::make_unique<sim::Scheduler>(*store_, *clock_);
   journal_ = std::make_unique<sim::Journal>(options_.journalCapacity);

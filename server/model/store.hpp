@@ -5,6 +5,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -17,11 +18,21 @@ namespace emsim::model {
 
 class Store {
  public:
-  // The baseline (what Reset returns to) is copied on a background thread, so a large fixture
-  // starts serving reads without waiting for the copy (100k mailboxes: ~40% of the load time).
-  // Nothing can change the state before the copy is done: Write, Reset and Load wait for it.
-  // The indexes are built once here and copied with the state.
-  explicit Store(State initial) : state_((initial.RebuildIndexes(), std::move(initial))) {
+  // What Reset returns to is the state the store was created with (the loaded fixtures). A state
+  // that a recipe rebuilds exactly (a fixture's `generate:` mapping, sim/fixture_gen.hpp) is
+  // rebuilt by `rebuild` when it is needed, so a 100k-mailbox fixture is held once, not twice
+  // (issue 7: it halves resident memory; a rebuild costs about what copying it would).
+  using Rebuild = std::function<State()>;
+
+  // Without `rebuild`, the store keeps a copy, made on a background thread so a large fixture
+  // starts serving reads without waiting for it. Nothing can change the state before the copy is
+  // done: Write, Reset and Load wait for it. `initial`'s indexes must be current (LoadState and
+  // the fixture loader keep them so); they are copied, or rebuilt, with the state.
+  explicit Store(State initial, Rebuild rebuild = {}) : state_(std::move(initial)), rebuild_(std::move(rebuild)) {
+    if (rebuild_) {
+      baseline_ready_ = true;
+      return;
+    }
     copier_ = std::thread([this] {
       auto copy = std::make_unique<State>(state_);  // state_ cannot change until baseline_ready_
       std::lock_guard lock(baseline_mu_);
@@ -53,16 +64,22 @@ class Store {
   template <class F>
   auto WriteWithBaseline(F&& f) {
     AwaitBaseline();
+    if (rebuild_) {
+      const State fixture = rebuild_();  // before the lock: other requests go on meanwhile
+      std::unique_lock lock(mu_);
+      return f(state_, fixture);
+    }
     std::unique_lock lock(mu_);
     return f(state_, static_cast<const State&>(*baseline_));
   }
 
-  // Back to the state the store was created with (the loaded fixtures).
+  // Back to the state the store was created with (the loaded fixtures). The fixture state is
+  // copied (or rebuilt) before taking the lock and the old state is freed after releasing it, so
+  // other requests wait only for the swap (a 100k-mailbox state takes ~0.1 s to copy and to free).
   void Reset() {
     AwaitBaseline();
-    std::unique_lock lock(mu_);
-    state_ = *baseline_;
-    ++generation_;
+    State fresh = rebuild_ ? rebuild_() : State(*baseline_);  // the baseline never changes once made
+    Replace(std::move(fresh));
   }
 
   json Dump() const {
@@ -74,9 +91,7 @@ class Store {
   void Load(const json& j) {
     State next = LoadState(j);
     AwaitBaseline();
-    std::unique_lock lock(mu_);
-    state_ = std::move(next);
-    ++generation_;
+    Replace(std::move(next));
   }
 
   // Counts Reset() and Load(): work begun on one state (a webhook attempt in flight) compares it
@@ -84,6 +99,15 @@ class Store {
   std::uint64_t generation() const { return generation_.load(); }
 
  private:
+  void Replace(State next) {
+    {
+      std::unique_lock lock(mu_);
+      std::swap(state_, next);
+      ++generation_;
+    }
+    // `next` now holds the old state: freed here, outside the lock.
+  }
+
   void AwaitBaseline() {
     if (baseline_ready_.load(std::memory_order_acquire)) return;
     std::unique_lock lock(baseline_mu_);
@@ -93,7 +117,8 @@ class Store {
   mutable std::shared_mutex mu_;
   std::atomic<std::uint64_t> generation_{0};
   State state_;
-  std::unique_ptr<State> baseline_;
+  const Rebuild rebuild_;
+  std::unique_ptr<State> baseline_;  // the copy kept when there is no rebuild_
   std::atomic<bool> baseline_ready_{false};
   std::mutex baseline_mu_;
   std::condition_variable baseline_cv_;

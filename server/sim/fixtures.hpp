@@ -1,6 +1,7 @@
 #pragma once
 // Loads a fixture file (fixtures/README.md) into a State. A malformed file throws FixtureError
 // whose message names the file, the line and the field: emsim refuses to start with it.
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -14,8 +15,11 @@ struct FixtureError : std::runtime_error {
 };
 
 struct Fixture {
-  model::State state;
+  model::State state;  // with its indexes current
   std::optional<model::Millis> clockStart;
+  // Set for a fixture with a `generate:` mapping: builds `state` again, exactly, from the file's
+  // own records and the recipe, so model::Store need not keep a copy of a big generated state.
+  std::function<model::State()> rebuild;
 };
 
 Fixture LoadFixtureFile(const std::string& path, std::uint64_t seed);
