@@ -5,9 +5,8 @@
 #include <set>
 #include <sstream>
 
-#include <yaml-cpp/yaml.h>
-
 #include "sim/fixture_gen.hpp"
+#include "sim/yaml_doc.hpp"
 
 namespace emsim::sim {
 
@@ -34,76 +33,72 @@ class Reader {
  public:
   explicit Reader(std::string file) : file_(std::move(file)) {}
 
-  [[noreturn]] void Fail(const YAML::Node& at, const std::string& field, const std::string& what) const {
+  [[noreturn]] void Fail(const yaml::Node& at, const std::string& field, const std::string& what) const {
     std::ostringstream os;
     os << file_;
-    if (at.IsDefined() && at.Mark().line >= 0) os << ":" << at.Mark().line + 1;
+    if (at.Line() >= 0) os << ":" << at.Line() + 1;
     os << ": " << field << ": " << what;
     throw FixtureError(os.str());
   }
 
-  YAML::Node Need(const YAML::Node& parent, const char* key, const std::string& path) const {
-    YAML::Node n = parent[key];
+  yaml::Node Need(const yaml::Node& parent, const char* key, const std::string& path) const {
+    yaml::Node n = parent[key];
     if (!n.IsDefined() || n.IsNull()) Fail(parent, path + "." + key, "is required");
     return n;
   }
 
-  std::string Str(const YAML::Node& parent, const char* key, const std::string& path) const {
-    YAML::Node n = Need(parent, key, path);
+  std::string Str(const yaml::Node& parent, const char* key, const std::string& path) const {
+    yaml::Node n = Need(parent, key, path);
     if (!n.IsScalar()) Fail(n, path + "." + key, "must be a string");
-    return n.as<std::string>();
+    return n.Scalar();
   }
-  std::string StrOr(const YAML::Node& parent, const char* key, const std::string& path, std::string def) const {
-    YAML::Node n = parent[key];
+  std::string StrOr(const yaml::Node& parent, const char* key, const std::string& path, std::string def) const {
+    yaml::Node n = parent[key];
     if (!n.IsDefined() || n.IsNull()) return def;
     if (!n.IsScalar()) Fail(n, path + "." + key, "must be a string");
-    return n.as<std::string>();
+    return n.Scalar();
   }
-  std::optional<std::string> OptStr(const YAML::Node& parent, const char* key, const std::string& path) const {
-    YAML::Node n = parent[key];
+  std::optional<std::string> OptStr(const yaml::Node& parent, const char* key, const std::string& path) const {
+    yaml::Node n = parent[key];
     if (!n.IsDefined() || n.IsNull()) return std::nullopt;
     if (!n.IsScalar()) Fail(n, path + "." + key, "must be a string or null");
-    return n.as<std::string>();
+    return n.Scalar();
   }
-  std::int64_t Int(const YAML::Node& parent, const char* key, const std::string& path,
+  std::int64_t Int(const yaml::Node& parent, const char* key, const std::string& path,
                    std::optional<std::int64_t> def = std::nullopt) const {
-    YAML::Node n = parent[key];
+    yaml::Node n = parent[key];
     if (!n.IsDefined() || n.IsNull()) {
       if (def) return *def;
       Fail(parent, path + "." + key, "is required");
     }
-    try {
-      return n.as<std::int64_t>();
-    } catch (const YAML::Exception&) {
-      Fail(n, path + "." + key, "must be an integer");
-    }
+    auto v = n.AsInt();
+    if (!v) Fail(n, path + "." + key, "must be an integer");
+    return *v;
   }
-  bool Bool(const YAML::Node& parent, const char* key, const std::string& path, bool def) const {
-    YAML::Node n = parent[key];
+  bool Bool(const yaml::Node& parent, const char* key, const std::string& path, bool def) const {
+    yaml::Node n = parent[key];
     if (!n.IsDefined() || n.IsNull()) return def;
-    try {
-      return n.as<bool>();
-    } catch (const YAML::Exception&) {
-      Fail(n, path + "." + key, "must be true or false");
-    }
+    auto v = n.AsBool();
+    if (!v) Fail(n, path + "." + key, "must be true or false");
+    return *v;
   }
-  Millis Time(const YAML::Node& parent, const char* key, const std::string& path, std::optional<Millis> def) const {
-    YAML::Node n = parent[key];
+  Millis Time(const yaml::Node& parent, const char* key, const std::string& path, std::optional<Millis> def) const {
+    yaml::Node n = parent[key];
     if (!n.IsDefined() || n.IsNull()) {
       if (def) return *def;
       Fail(parent, path + "." + key, "is required (ISO 8601 UTC timestamp)");
     }
-    auto t = n.IsScalar() ? model::ParseIso(n.as<std::string>()) : std::nullopt;
+    auto t = n.IsScalar() ? model::ParseIso(n.Scalar()) : std::nullopt;
     if (!t) Fail(n, path + "." + key, "must be an ISO 8601 UTC timestamp like 2026-01-01T09:00:00.000Z");
     return *t;
   }
-  model::Cents Money(const YAML::Node& parent, const char* key, const std::string& path) const {
-    YAML::Node n = Need(parent, key, path);
-    auto c = n.IsScalar() ? model::ParseDecimal(n.as<std::string>()) : std::nullopt;
+  model::Cents Money(const yaml::Node& parent, const char* key, const std::string& path) const {
+    yaml::Node n = Need(parent, key, path);
+    auto c = n.IsScalar() ? model::ParseDecimal(n.Scalar()) : std::nullopt;
     if (!c || *c < 0) Fail(n, path + "." + key, "must be a non-negative decimal amount like \"12.99\"");
     return *c;
   }
-  std::string OneOf(const YAML::Node& parent, const char* key, const std::string& path,
+  std::string OneOf(const yaml::Node& parent, const char* key, const std::string& path,
                     std::initializer_list<const char*> allowed, std::optional<std::string> def = std::nullopt) const {
     std::string v = def ? StrOr(parent, key, path, *def) : Str(parent, key, path);
     for (const char* a : allowed)
@@ -112,29 +107,30 @@ class Reader {
     for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
     Fail(parent[key].IsDefined() ? parent[key] : parent, path + "." + key, "must be one of " + list);
   }
-  std::vector<std::string> StrList(const YAML::Node& parent, const char* key, const std::string& path) const {
+  std::vector<std::string> StrList(const yaml::Node& parent, const char* key, const std::string& path) const {
     std::vector<std::string> out;
-    YAML::Node n = parent[key];
+    yaml::Node n = parent[key];
     if (!n.IsDefined() || n.IsNull()) return out;
     if (!n.IsSequence()) Fail(n, path + "." + key, "must be a list of strings");
-    for (const auto& item : n) {
-      if (!item.IsScalar()) Fail(item, path + "." + key, "must be a list of strings");
-      out.push_back(item.as<std::string>());
+    for (size_t i = 0; i < n.size(); ++i) {
+      if (!n[i].IsScalar()) Fail(n[i], path + "." + key, "must be a list of strings");
+      out.push_back(n[i].Scalar());
     }
     return out;
   }
-  YAML::Node Seq(const YAML::Node& parent, const char* key, const std::string& path) const {
-    YAML::Node n = parent[key];
+  yaml::Node Seq(const yaml::Node& parent, const char* key, const std::string& path) const {
+    yaml::Node n = parent[key];
     if (n.IsDefined() && !n.IsNull() && !n.IsSequence()) Fail(n, path + "." + key, "must be a list");
     return n;
   }
-  void OnlyKeys(const YAML::Node& node, const std::string& path, std::initializer_list<const char*> keys) const {
+  void OnlyKeys(const yaml::Node& node, const std::string& path, std::initializer_list<const char*> keys) const {
     if (!node.IsMap()) Fail(node, path, "must be a mapping");
-    for (const auto& kv : node) {
-      const std::string k = kv.first.as<std::string>();
+    for (size_t i = 0; i < node.size(); ++i) {
+      if (!node.Key(i).IsScalar()) Fail(node.Key(i), path, "field names must be text");
+      const std::string& k = node.Key(i).Scalar();
       bool known = false;
       for (const char* allowed : keys) known = known || k == allowed;
-      if (!known) Fail(kv.first, path + "." + k, "unknown field");
+      if (!known) Fail(node.Key(i), path + "." + k, "unknown field");
     }
   }
 
@@ -142,19 +138,20 @@ class Reader {
   std::string file_;
 };
 
-std::vector<model::Address> Addresses(const Reader& r, const YAML::Node& parent, const char* key,
+std::vector<model::Address> Addresses(const Reader& r, const yaml::Node& parent, const char* key,
                                       const std::string& path) {
   std::vector<model::Address> out;
-  YAML::Node n = r.Seq(parent, key, path);
+  yaml::Node n = r.Seq(parent, key, path);
   if (!n.IsDefined() || n.IsNull()) return out;
   for (size_t i = 0; i < n.size(); ++i) {
     const std::string p = path + "." + key + "[" + std::to_string(i) + "]";
+    if (!n[i].IsMap()) r.Fail(n[i], p, "must be a mapping of name and address");
     out.push_back({r.StrOr(n[i], "name", p, ""), r.Str(n[i], "address", p)});
   }
   return out;
 }
 
-void LoadDomain(const Reader& r, model::State& s, const YAML::Node& n, const std::string& p,
+void LoadDomain(const Reader& r, model::State& s, const yaml::Node& n, const std::string& p,
                 const model::Workspace& w, std::set<std::string>& names) {
   r.OnlyKeys(n, p,
              {"id", "domain", "status", "createdAt", "updatedAt", "forwardTo", "forwardToAddedOnReseller",
@@ -190,16 +187,16 @@ void LoadDomain(const Reader& r, model::State& s, const YAML::Node& n, const std
   d.healthErrorMessage = r.OptStr(n, "healthErrorMessage", p);
   d.healthLabel = r.StrOr(n, "healthLabel", p, "Poor");
   d.tags = r.StrList(n, "tags", p);
-  if (YAML::Node dns = n["dns"]; dns.IsDefined() && !dns.IsNull()) {
+  if (yaml::Node dns = n["dns"]; dns.IsDefined() && !dns.IsNull()) {
     r.OnlyKeys(dns, p + ".dns", {"spf", "dmarc", "dkim", "mx"});
     d.dns = {r.Bool(dns, "spf", p + ".dns", false), r.Bool(dns, "dmarc", p + ".dns", false),
              r.Bool(dns, "dkim", p + ".dns", false), r.Bool(dns, "mx", p + ".dns", false)};
   }
   const model::Domain& added = s.AddDomain(d);
-  YAML::Node mbs = r.Seq(n, "mailboxes", p);
+  yaml::Node mbs = r.Seq(n, "mailboxes", p);
   std::set<std::string> usernames;
   for (size_t i = 0; mbs.IsDefined() && !mbs.IsNull() && i < mbs.size(); ++i) {
-    const YAML::Node m = mbs[i];
+    const yaml::Node m = mbs[i];
     const std::string mp = p + ".mailboxes[" + std::to_string(i) + "]";
     r.OnlyKeys(m, mp,
                {"id", "username", "firstName", "lastName", "status", "profilePicture", "assignedOn", "expireOn",
@@ -223,7 +220,7 @@ void LoadDomain(const Reader& r, model::State& s, const YAML::Node& n, const std
   }
 }
 
-void LoadWorkspace(const Reader& r, model::State& s, const YAML::Node& n, const std::string& p,
+void LoadWorkspace(const Reader& r, model::State& s, const yaml::Node& n, const std::string& p,
                    const model::Account& a, std::set<std::string>& domain_names, Millis default_time) {
   r.OnlyKeys(n, p, {"id", "name", "default", "billingDetails", "domains", "emails", "createdAt"});
   model::Workspace w;
@@ -233,7 +230,7 @@ void LoadWorkspace(const Reader& r, model::State& s, const YAML::Node& n, const 
   w.name = r.Str(n, "name", p);
   w.isDefault = r.Bool(n, "default", p, false);
   w.createdAt = r.Time(n, "createdAt", p, default_time);
-  if (YAML::Node b = n["billingDetails"]; b.IsDefined() && !b.IsNull()) {
+  if (yaml::Node b = n["billingDetails"]; b.IsDefined() && !b.IsNull()) {
     const std::string bp = p + ".billingDetails";
     r.OnlyKeys(b, bp,
                {"id", "userId", "workspaceId", "firstName", "lastName", "company", "addressLineOne", "addressLineTwo",
@@ -259,12 +256,12 @@ void LoadWorkspace(const Reader& r, model::State& s, const YAML::Node& n, const 
     w.billingDetails = bd;
   }
   const model::Workspace& added = s.workspaces.Insert(w);
-  YAML::Node domains = r.Seq(n, "domains", p);
+  yaml::Node domains = r.Seq(n, "domains", p);
   for (size_t i = 0; domains.IsDefined() && !domains.IsNull() && i < domains.size(); ++i)
     LoadDomain(r, s, domains[i], p + ".domains[" + std::to_string(i) + "]", added, domain_names);
-  YAML::Node emails = r.Seq(n, "emails", p);
+  yaml::Node emails = r.Seq(n, "emails", p);
   for (size_t i = 0; emails.IsDefined() && !emails.IsNull() && i < emails.size(); ++i) {
-    const YAML::Node e = emails[i];
+    const yaml::Node e = emails[i];
     const std::string ep = p + ".emails[" + std::to_string(i) + "]";
     r.OnlyKeys(e, ep,
                {"id", "account", "threadId", "messageId", "subject", "snippet", "date", "from", "to", "cc", "size",
@@ -293,7 +290,7 @@ void LoadWorkspace(const Reader& r, model::State& s, const YAML::Node& n, const 
   }
 }
 
-void LoadAccount(const Reader& r, model::State& s, const YAML::Node& n, const std::string& p,
+void LoadAccount(const Reader& r, model::State& s, const yaml::Node& n, const std::string& p,
                  std::set<std::string>& domain_names, Millis default_time) {
   r.OnlyKeys(n, p, {"id", "apiKey", "user", "walletBalance", "subscriptions", "dnsShield", "workspaces"});
   model::Account a;
@@ -302,16 +299,16 @@ void LoadAccount(const Reader& r, model::State& s, const YAML::Node& n, const st
   a.apiKey = r.Str(n, "apiKey", p);
   for (const auto& other : s.accounts)
     if (other.apiKey == a.apiKey) r.Fail(n["apiKey"], p + ".apiKey", "duplicate API key");
-  YAML::Node u = r.Need(n, "user", p);
+  yaml::Node u = r.Need(n, "user", p);
   r.OnlyKeys(u, p + ".user", {"id", "email", "firstName", "lastName"});
   a.user = {r.Str(u, "id", p + ".user"), r.Str(u, "email", p + ".user"), r.StrOr(u, "firstName", p + ".user", ""),
             r.StrOr(u, "lastName", p + ".user", "")};
   a.walletCents = n["walletBalance"].IsDefined() ? r.Money(n, "walletBalance", p) : 0;
   const model::Account& added = s.AddAccount(a);
 
-  YAML::Node subs = r.Seq(n, "subscriptions", p);
+  yaml::Node subs = r.Seq(n, "subscriptions", p);
   for (size_t i = 0; subs.IsDefined() && !subs.IsNull() && i < subs.size(); ++i) {
-    const YAML::Node m = subs[i];
+    const yaml::Node m = subs[i];
     const std::string sp = p + ".subscriptions[" + std::to_string(i) + "]";
     r.OnlyKeys(m, sp,
                {"id", "subscriptionId", "subscriptionStatus", "plan", "planKey", "price", "totalMailboxQuantity",
@@ -338,9 +335,9 @@ void LoadAccount(const Reader& r, model::State& s, const YAML::Node& n, const st
     sub.placementCredits = r.Int(m, "placementCredits", sp, 0);
     s.subscriptions.Insert(std::move(sub));
   }
-  YAML::Node shield = r.Seq(n, "dnsShield", p);
+  yaml::Node shield = r.Seq(n, "dnsShield", p);
   for (size_t i = 0; shield.IsDefined() && !shield.IsNull() && i < shield.size(); ++i) {
-    const YAML::Node m = shield[i];
+    const yaml::Node m = shield[i];
     const std::string sp = p + ".dnsShield[" + std::to_string(i) + "]";
     r.OnlyKeys(m, sp, {"id", "subscriptionId", "planType", "totalSlots", "totalUsedSlots", "status"});
     model::DnsShieldSubscription d;
@@ -356,7 +353,7 @@ void LoadAccount(const Reader& r, model::State& s, const YAML::Node& n, const st
     d.status = r.OneOf(m, "status", sp, {"ACTIVE", "CANCELLED"}, "ACTIVE");
     s.dnsShield.Insert(std::move(d));
   }
-  YAML::Node ws = r.Need(n, "workspaces", p);
+  yaml::Node ws = r.Need(n, "workspaces", p);
   if (!ws.IsSequence() || ws.size() == 0) r.Fail(ws, p + ".workspaces", "must be a non-empty list");
   int defaults = 0;
   for (size_t i = 0; i < ws.size(); ++i) {
@@ -366,95 +363,96 @@ void LoadAccount(const Reader& r, model::State& s, const YAML::Node& n, const st
   if (defaults > 1) r.Fail(ws, p + ".workspaces", "only one workspace may be the default");
 }
 
+yaml::Document Parse(const std::string& text, const std::string& name) {
+  try {
+    return yaml::Document::Parse(text);
+  } catch (const yaml::ParseError& e) {
+    throw FixtureError(name + ":" + std::to_string(e.line + 1) + ": " + e.what());
+  }
+}
+
 }  // namespace
 
 Fixture LoadFixtureText(const std::string& text, const std::string& name, std::uint64_t seed) {
   Reader r(name);
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw FixtureError(name + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
+  const yaml::Document doc = Parse(text, name);
+  const yaml::Node root = doc.Root();
   if (!root.IsMap()) throw FixtureError(name + ": the fixture must be a YAML mapping");
-  try {
-    r.OnlyKeys(root, "fixture", {"version", "clock", "timings", "catalogue", "plans", "accounts", "generate"});
-    Fixture f;
-    f.state.ids = model::IdGenerator(seed);
-    Millis default_time = 0;
-    if (YAML::Node c = root["clock"]; c.IsDefined() && !c.IsNull()) {
-      r.OnlyKeys(c, "clock", {"start"});
-      f.clockStart = r.Time(c, "start", "clock", std::nullopt);
-      default_time = *f.clockStart;
-    }
-    if (YAML::Node t = root["timings"]; t.IsDefined() && !t.IsNull()) {
-      if (!t.IsMap()) r.Fail(t, "timings", "must be a mapping of name: seconds");
-      for (const auto& kv : t) {
-        const std::string key = kv.first.as<std::string>();
-        if (!DefaultTimings().count(key)) r.Fail(kv.first, "timings." + key, "unknown timing");
-        std::int64_t v = r.Int(t, key.c_str(), "timings");
-        if (v < 0) r.Fail(kv.second, "timings." + key, "must be >= 0");
-        f.state.timings[key] = v;
-      }
-    }
-    YAML::Node cat = r.Seq(root, "catalogue", "fixture");
-    for (size_t i = 0; cat.IsDefined() && !cat.IsNull() && i < cat.size(); ++i) {
-      const std::string cp = "catalogue[" + std::to_string(i) + "]";
-      r.OnlyKeys(cat[i], cp, {"domainName", "domainPrice", "renewPrice"});
-      f.state.catalogue.push_back({r.Str(cat[i], "domainName", cp), r.Money(cat[i], "domainPrice", cp),
-                                   r.Money(cat[i], "renewPrice", cp)});
-    }
-    YAML::Node plans = r.Seq(root, "plans", "fixture");
-    for (size_t i = 0; plans.IsDefined() && !plans.IsNull() && i < plans.size(); ++i) {
-      const std::string pp = "plans[" + std::to_string(i) + "]";
-      r.OnlyKeys(plans[i], pp, {"key", "plan", "price", "totalMailboxQuantity", "placementCredits"});
-      f.state.plans.push_back({r.Str(plans[i], "key", pp), r.Str(plans[i], "plan", pp), r.Int(plans[i], "price", pp),
-                               r.Int(plans[i], "totalMailboxQuantity", pp), r.Int(plans[i], "placementCredits", pp, 0)});
-    }
-    YAML::Node gen = root["generate"];
-    const bool generated = gen.IsDefined() && !gen.IsNull();
-    YAML::Node accounts = generated ? r.Seq(root, "accounts", "fixture") : r.Need(root, "accounts", "fixture");
-    if (accounts.IsDefined() && !accounts.IsNull() && !accounts.IsSequence()) r.Fail(accounts, "accounts", "must be a list");
-    std::set<std::string> domain_names;
-    for (size_t i = 0; accounts.IsDefined() && !accounts.IsNull() && i < accounts.size(); ++i)
-      LoadAccount(r, f.state, accounts[i], "accounts[" + std::to_string(i) + "]", domain_names, default_time);
-    if (generated) {
-      // Synthetic accounts built in memory (sim/fixture_gen.hpp): big fixtures without the YAML
-      // parse, which costs ~0.5 s per 1k mailboxes spelled out.
-      r.OnlyKeys(gen, "generate",
-                 {"mailboxes", "accounts", "mailboxesPerDomain", "emailsPerMailbox", "placementCredits", "walletBalance"});
-      GenerateOptions o;
-      o.mailboxes = r.Int(gen, "mailboxes", "generate", o.mailboxes);
-      o.accounts = r.Int(gen, "accounts", "generate", o.accounts);
-      o.mailboxesPerDomain = r.Int(gen, "mailboxesPerDomain", "generate", o.mailboxesPerDomain);
-      o.emailsPerMailbox = r.Int(gen, "emailsPerMailbox", "generate", o.emailsPerMailbox);
-      o.placementCredits = r.Int(gen, "placementCredits", "generate", o.placementCredits);
-      if (gen["walletBalance"].IsDefined()) o.walletCents = r.Money(gen, "walletBalance", "generate");
-      if (o.mailboxes < 0 || o.mailboxes > 10000000) r.Fail(gen["mailboxes"], "generate.mailboxes", "must be 0..10000000");
-      if (o.accounts < 1 || o.accounts > 100000) r.Fail(gen["accounts"], "generate.accounts", "must be 1..100000");
-      if (o.mailboxesPerDomain < 1) r.Fail(gen["mailboxesPerDomain"], "generate.mailboxesPerDomain", "must be at least 1");
-      if (o.emailsPerMailbox < 0 || o.emailsPerMailbox > 100)
-        r.Fail(gen["emailsPerMailbox"], "generate.emailsPerMailbox", "must be 0..100");
-      if (o.placementCredits < 0) r.Fail(gen["placementCredits"], "generate.placementCredits", "must be >= 0");
-      // The file's own records, before generation: with the recipe, all a reset needs.
-      auto own = std::make_shared<const model::State>(f.state);
-      try {
-        GenerateRecords(f.state, o, default_time);
-      } catch (const std::exception& e) {
-        r.Fail(gen, "generate", e.what());
-      }
-      f.rebuild = [own, o, default_time] {
-        model::State s = *own;
-        GenerateRecords(s, o, default_time);
-        return s;
-      };
-    }
-    // No RebuildIndexes here: AddAccount/AddDomain/AddMailbox kept the indexes current (100k
-    // mailboxes: a rebuild would cost ~25 ms of start-up for nothing).
-    return f;
-  } catch (const YAML::Exception& e) {
-    throw FixtureError(name + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  r.OnlyKeys(root, "fixture", {"version", "clock", "timings", "catalogue", "plans", "accounts", "generate"});
+  Fixture f;
+  f.state.ids = model::IdGenerator(seed);
+  Millis default_time = 0;
+  if (yaml::Node c = root["clock"]; c.IsDefined() && !c.IsNull()) {
+    r.OnlyKeys(c, "clock", {"start"});
+    f.clockStart = r.Time(c, "start", "clock", std::nullopt);
+    default_time = *f.clockStart;
   }
+  if (yaml::Node t = root["timings"]; t.IsDefined() && !t.IsNull()) {
+    if (!t.IsMap()) r.Fail(t, "timings", "must be a mapping of name: seconds");
+    for (size_t i = 0; i < t.size(); ++i) {
+      if (!t.Key(i).IsScalar()) r.Fail(t.Key(i), "timings", "timing names must be text");
+      const std::string key = t.Key(i).Scalar();
+      if (!DefaultTimings().count(key)) r.Fail(t.Key(i), "timings." + key, "unknown timing");
+      std::int64_t v = r.Int(t, key.c_str(), "timings");
+      if (v < 0) r.Fail(t.Value(i), "timings." + key, "must be >= 0");
+      f.state.timings[key] = v;
+    }
+  }
+  yaml::Node cat = r.Seq(root, "catalogue", "fixture");
+  for (size_t i = 0; cat.IsDefined() && !cat.IsNull() && i < cat.size(); ++i) {
+    const std::string cp = "catalogue[" + std::to_string(i) + "]";
+    r.OnlyKeys(cat[i], cp, {"domainName", "domainPrice", "renewPrice"});
+    f.state.catalogue.push_back({r.Str(cat[i], "domainName", cp), r.Money(cat[i], "domainPrice", cp),
+                                 r.Money(cat[i], "renewPrice", cp)});
+  }
+  yaml::Node plans = r.Seq(root, "plans", "fixture");
+  for (size_t i = 0; plans.IsDefined() && !plans.IsNull() && i < plans.size(); ++i) {
+    const std::string pp = "plans[" + std::to_string(i) + "]";
+    r.OnlyKeys(plans[i], pp, {"key", "plan", "price", "totalMailboxQuantity", "placementCredits"});
+    f.state.plans.push_back({r.Str(plans[i], "key", pp), r.Str(plans[i], "plan", pp), r.Int(plans[i], "price", pp),
+                             r.Int(plans[i], "totalMailboxQuantity", pp), r.Int(plans[i], "placementCredits", pp, 0)});
+  }
+  yaml::Node gen = root["generate"];
+  const bool generated = gen.IsDefined() && !gen.IsNull();
+  yaml::Node accounts = generated ? r.Seq(root, "accounts", "fixture") : r.Need(root, "accounts", "fixture");
+  if (accounts.IsDefined() && !accounts.IsNull() && !accounts.IsSequence()) r.Fail(accounts, "accounts", "must be a list");
+  std::set<std::string> domain_names;
+  for (size_t i = 0; accounts.IsDefined() && !accounts.IsNull() && i < accounts.size(); ++i)
+    LoadAccount(r, f.state, accounts[i], "accounts[" + std::to_string(i) + "]", domain_names, default_time);
+  if (generated) {
+    // Synthetic accounts built in memory (sim/fixture_gen.hpp): big fixtures without the YAML
+    // parse, which costs ~0.5 s per 1k mailboxes spelled out.
+    r.OnlyKeys(gen, "generate",
+               {"mailboxes", "accounts", "mailboxesPerDomain", "emailsPerMailbox", "placementCredits", "walletBalance"});
+    GenerateOptions o;
+    o.mailboxes = r.Int(gen, "mailboxes", "generate", o.mailboxes);
+    o.accounts = r.Int(gen, "accounts", "generate", o.accounts);
+    o.mailboxesPerDomain = r.Int(gen, "mailboxesPerDomain", "generate", o.mailboxesPerDomain);
+    o.emailsPerMailbox = r.Int(gen, "emailsPerMailbox", "generate", o.emailsPerMailbox);
+    o.placementCredits = r.Int(gen, "placementCredits", "generate", o.placementCredits);
+    if (gen["walletBalance"].IsDefined()) o.walletCents = r.Money(gen, "walletBalance", "generate");
+    if (o.mailboxes < 0 || o.mailboxes > 10000000) r.Fail(gen["mailboxes"], "generate.mailboxes", "must be 0..10000000");
+    if (o.accounts < 1 || o.accounts > 100000) r.Fail(gen["accounts"], "generate.accounts", "must be 1..100000");
+    if (o.mailboxesPerDomain < 1) r.Fail(gen["mailboxesPerDomain"], "generate.mailboxesPerDomain", "must be at least 1");
+    if (o.emailsPerMailbox < 0 || o.emailsPerMailbox > 100)
+      r.Fail(gen["emailsPerMailbox"], "generate.emailsPerMailbox", "must be 0..100");
+    if (o.placementCredits < 0) r.Fail(gen["placementCredits"], "generate.placementCredits", "must be >= 0");
+    // The file's own records, before generation: with the recipe, all a reset needs.
+    auto own = std::make_shared<const model::State>(f.state);
+    try {
+      GenerateRecords(f.state, o, default_time);
+    } catch (const std::exception& e) {
+      r.Fail(gen, "generate", e.what());
+    }
+    f.rebuild = [own, o, default_time] {
+      model::State s = *own;
+      GenerateRecords(s, o, default_time);
+      return s;
+    };
+  }
+  // No RebuildIndexes here: AddAccount/AddDomain/AddMailbox kept the indexes current (100k
+  // mailboxes: a rebuild would cost ~25 ms of start-up for nothing).
+  return f;
 }
 
 Fixture LoadFixtureFile(const std::string& path, std::uint64_t seed) {
