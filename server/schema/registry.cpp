@@ -1,6 +1,8 @@
 #include "schema/registry.hpp"
 
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -27,21 +29,42 @@ std::string Issue::Pointer() const {
 namespace {
 
 json ReadJsonFile(const fs::path& file) {
-  std::ifstream in(file);
+  // Whole file into memory first: nlohmann parses a string several times faster than a stream.
+  std::ifstream in(file, std::ios::binary);
   if (!in) throw std::runtime_error(file.string() + ": cannot read");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   try {
-    return json::parse(in);
+    return json::parse(text);
   } catch (const json::parse_error& e) {
     throw std::runtime_error(file.string() + ": not valid JSON: " + e.what());
   }
 }
 
+// Every schema file parsed once: the resources are $ref'd by many responses and events, and
+// re-reading them per $ref was a third of start-up's schema work (issue 7).
+class Files {
+ public:
+  const json& Get(const fs::path& file) {
+    auto it = parsed_.find(file.generic_string());
+    if (it == parsed_.end()) it = parsed_.emplace(file.generic_string(), ReadJsonFile(file)).first;
+    return it->second;
+  }
+  // Only a file that exists (a $ref to a missing one is a dangling $ref, not an unreadable file).
+  const json* Find(const fs::path& file) {
+    if (!parsed_.count(file.generic_string()) && !fs::is_regular_file(file)) return nullptr;
+    return &Get(file);
+  }
+
+ private:
+  std::map<std::string, json> parsed_;  // by path; std::map: its nodes never move
+};
+
 // Inlines every "$ref": file refs relative to `file`, "#/..." refs within `root_doc`.
-json Inline(const json& node, const fs::path& file, const json& root_doc, int depth) {
+json Inline(const json& node, const fs::path& file, const json& root_doc, Files& files, int depth) {
   if (depth > 32) throw std::runtime_error(file.string() + ": $ref nesting too deep (a cycle?)");
   if (node.is_array()) {
     json out = json::array();
-    for (const auto& v : node) out.push_back(Inline(v, file, root_doc, depth));
+    for (const auto& v : node) out.push_back(Inline(v, file, root_doc, files, depth));
     return out;
   }
   if (!node.is_object()) return node;
@@ -51,31 +74,31 @@ json Inline(const json& node, const fs::path& file, const json& root_doc, int de
     const std::string target_file = ref.substr(0, hash);
     const std::string pointer = hash == std::string::npos ? "" : ref.substr(hash + 1);
     fs::path next_file = file;
-    json next_root = root_doc;
+    const json* next_root = &root_doc;
     if (!target_file.empty()) {
       next_file = (file.parent_path() / target_file).lexically_normal();
-      if (!fs::is_regular_file(next_file)) throw std::runtime_error(file.string() + ": dangling $ref " + ref);
-      next_root = ReadJsonFile(next_file);
+      next_root = files.Find(next_file);
+      if (!next_root) throw std::runtime_error(file.string() + ": dangling $ref " + ref);
     }
-    json target;
+    const json* target = next_root;
     try {
-      target = pointer.empty() ? next_root : next_root.at(json::json_pointer(pointer));
+      if (!pointer.empty()) target = &next_root->at(json::json_pointer(pointer));
     } catch (const std::exception& e) {
       throw std::runtime_error(file.string() + ": dangling $ref " + ref);
     }
-    json inlined = Inline(target, next_file, next_root, depth + 1);
+    json inlined = Inline(*target, next_file, *next_root, files, depth + 1);
     if (inlined.is_object()) {
       inlined.erase("$id");
       inlined.erase("$schema");
       inlined.erase("definitions");
       // Sibling keywords next to $ref (e.g. a description) are kept.
       for (const auto& [k, v] : node.items())
-        if (k != "$ref") inlined[k] = Inline(v, file, root_doc, depth);
+        if (k != "$ref") inlined[k] = Inline(v, file, root_doc, files, depth);
     }
     return inlined;
   }
   json out = json::object();
-  for (const auto& [k, v] : node.items()) out[k] = Inline(v, file, root_doc, depth);
+  for (const auto& [k, v] : node.items()) out[k] = Inline(v, file, root_doc, files, depth);
   return out;
 }
 
@@ -161,11 +184,13 @@ Registry::Registry(const fs::path& dir) {
   for (const auto& entry : fs::recursive_directory_iterator(dir))
     if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
   std::sort(files.begin(), files.end());
+  Files parsed;
   for (const auto& file : files) {
-    std::string name = fs::relative(file, dir).replace_extension("").generic_string();
+    // Lexically: fs::relative resolves symlinks with a readlink per path component.
+    std::string name = file.lexically_relative(dir).replace_extension("").generic_string();
     auto compiled = std::make_unique<Compiled>();
-    json raw = ReadJsonFile(file);
-    compiled->resolved = Inline(raw, file, raw, 0);
+    const json& raw = parsed.Get(file.lexically_normal());
+    compiled->resolved = Inline(raw, file, raw, parsed, 0);
     compiled->resolved.erase("definitions");
     try {
       valijson::SchemaParser parser;  // draft 7

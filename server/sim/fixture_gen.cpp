@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
+#include <charconv>
 #include <stdexcept>
 #include <string_view>
 #include <unordered_map>
@@ -32,10 +32,18 @@ constexpr const char* kPlansYaml =
     "plans:\n  - { key: \"enterprise_monthly\", plan: ENTERPRISE, price: 199, totalMailboxQuantity: 150, "
     "placementCredits: 100 }\n";
 
-std::string Pad(const char* prefix, std::int64_t n, int width) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%s%0*lld", prefix, width, static_cast<long long>(n));
-  return buf;
+// prefix + n in at least `width` digits, zero-padded ("dom_gen_", 42, 7 -> "dom_gen_0000042"). By
+// hand rather than snprintf: it makes every id of a generated fixture (~8% of a 100k load).
+std::string Pad(std::string_view prefix, std::int64_t n, int width) {
+  char digits[24];
+  const auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
+  const auto count = static_cast<int>(end - digits);
+  std::string out;
+  out.reserve(prefix.size() + static_cast<size_t>(std::max(count, width)));
+  out.append(prefix);
+  if (count < width) out.append(static_cast<size_t>(width - count), '0');
+  out.append(digits, end);
+  return out;
 }
 
 std::string Quote(const std::string& s) { return json(s).dump(); }  // a JSON string is a YAML scalar
@@ -145,7 +153,7 @@ void GenerateRecords(model::State& s, const GenerateOptions& o, model::Millis de
       dom.healthScore = 90;
       dom.healthLabel = "Excellent";
       dom.dns = {true, true, true, true};
-      const model::Domain& added = s.AddDomain(dom);
+      const model::Domain& added = s.AddDomain(std::move(dom));
       const std::int64_t here = std::min(left, per_domain);
       left -= here;
       for (std::int64_t m = 0; m < here; ++m) {
@@ -181,10 +189,11 @@ void GenerateRecords(model::State& s, const GenerateOptions& o, model::Millis de
         em.date = kBase + email_no * 37 * model::kSecond;
         const bool sent = email_no % 2 == 0;
         const std::string other = "contact" + std::to_string(email_no % 997) + "@prospect.example";
-        em.from = {{sent ? name : "Prospect", sent ? address : other}};
-        em.to = {{sent ? "Prospect" : name, sent ? other : address}};
+        // Built in place (an initializer list would copy each address once more).
+        em.from.push_back(model::Address{sent ? name : "Prospect", sent ? address : other});
+        em.to.push_back(model::Address{sent ? "Prospect" : name, sent ? other : address});
         em.size = 2000 + email_no % 9000;
-        em.labels = {sent ? "SENT" : "INBOX"};
+        em.labels.emplace_back(sent ? "SENT" : "INBOX");
         em.folderPath = sent ? "Sent Items" : "INBOX";
         em.isRead = email_no % 3 != 0;
         s.emails.Insert(std::move(em));
