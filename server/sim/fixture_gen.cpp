@@ -100,6 +100,9 @@ void GenerateRecords(model::State& s, const GenerateOptions& o, model::Millis de
   more(s.domains, total_domains);
   more(s.mailboxes, o.mailboxes);
   more(s.emails, total_emails);
+  s.mailboxesByDomain.reserve(s.mailboxesByDomain.size() + static_cast<size_t>(total_domains));
+  s.domainsByWorkspace.reserve(s.domainsByWorkspace.size() + static_cast<size_t>(accounts));
+  s.mailboxesByWorkspace.reserve(s.mailboxesByWorkspace.size() + static_cast<size_t>(accounts));
   for (std::int64_t a = 1; a <= accounts; ++a) {
     const std::int64_t mailboxes = o.mailboxes / accounts + (a <= o.mailboxes % accounts ? 1 : 0);
     const std::int64_t domains = std::max<std::int64_t>(1, (mailboxes + per_domain - 1) / per_domain);
@@ -138,6 +141,10 @@ void GenerateRecords(model::State& s, const GenerateOptions& o, model::Millis de
     s.workspaces.Insert(ws);
 
     std::vector<std::pair<std::string, std::string>> addresses;  // (address, name) of each mailbox
+    if (o.emailsPerMailbox > 0) addresses.reserve(static_cast<size_t>(mailboxes));
+    // The exact room in the account's index lists: no copies as they grow, no spare capacity.
+    s.domainsByWorkspace[ws.id].reserve(static_cast<size_t>(domains));
+    if (mailboxes > 0) s.mailboxesByWorkspace[ws.id].reserve(static_cast<size_t>(mailboxes));
     std::int64_t left = mailboxes;
     for (std::int64_t d = 0; d < domains; ++d) {
       ++domain_no;
@@ -156,6 +163,7 @@ void GenerateRecords(model::State& s, const GenerateOptions& o, model::Millis de
       const model::Domain& added = s.AddDomain(std::move(dom));
       const std::int64_t here = std::min(left, per_domain);
       left -= here;
+      if (here > 0) s.mailboxesByDomain[added.id].reserve(static_cast<size_t>(here));  // (no empty entries)
       for (std::int64_t m = 0; m < here; ++m) {
         ++mailbox_no;
         model::Mailbox mb;

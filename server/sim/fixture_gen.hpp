@@ -5,7 +5,7 @@
 //
 // Two forms give the same state: a fixture with a `generate:` mapping builds the records in memory
 // at load (100k mailboxes in well under a second), and `--expand` writes every record as plain
-// fixture YAML to read or edit (yaml-cpp parses that at ~2 MB/s: 10k mailboxes take seconds).
+// fixture YAML to read or edit (~8 MB per 10k mailboxes, which load in ~0.25 s).
 #include <cstdint>
 #include <ostream>
 #include <string>

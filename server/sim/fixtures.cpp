@@ -421,7 +421,7 @@ Fixture LoadFixtureText(const std::string& text, const std::string& name, std::u
     LoadAccount(r, f.state, accounts[i], "accounts[" + std::to_string(i) + "]", domain_names, default_time);
   if (generated) {
     // Synthetic accounts built in memory (sim/fixture_gen.hpp): big fixtures without the YAML
-    // parse, which costs ~0.5 s per 1k mailboxes spelled out.
+    // parse, which costs ~25 ms per 1k mailboxes spelled out.
     r.OnlyKeys(gen, "generate",
                {"mailboxes", "accounts", "mailboxesPerDomain", "emailsPerMailbox", "placementCredits", "walletBalance"});
     GenerateOptions o;
