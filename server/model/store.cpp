@@ -18,10 +18,11 @@ size_t Records(const State& s) {
          s.placementTests.size() + s.deliveries.size() + s.jobs.size();
 }
 
-// Hands the pages of freed memory back to the system. Either allocator keeps them otherwise: glibc
-// in the arena of the thread that allocated them (a reset runs on whichever HTTP worker took the
-// request: three resets of a 100k-mailbox fixture left 750 MiB resident), jemalloc for its decay
-// time (~10 s; 640 MiB right after six resets).
+}  // namespace
+
+// Either allocator keeps freed pages otherwise: glibc in the arena of the thread that allocated them
+// (a reset runs on whichever HTTP worker took the request: three resets of a 100k-mailbox fixture
+// left 750 MiB resident), jemalloc for its decay time (~10 s; 640 MiB right after six resets).
 void ReturnFreedPages() {
   if (mallctl != nullptr) {
     mallctl("arena.4096.purge", nullptr, nullptr, nullptr, 0);  // 4096: MALLCTL_ARENAS_ALL
@@ -31,6 +32,8 @@ void ReturnFreedPages() {
   malloc_trim(0);
 #endif
 }
+
+namespace {
 
 void Free(State old, bool return_pages) {
   { const State gone = std::move(old); }

@@ -16,6 +16,10 @@
 
 namespace emsim::model {
 
+// Hands the pages of freed memory back to the system: after start-up (the fixture text, its parse
+// tree and the schema files are gone) and after a big state is freed.
+void ReturnFreedPages();
+
 class Store {
  public:
   // What Reset returns to is the state the store was created with (the loaded fixtures). Either
