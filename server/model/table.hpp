@@ -28,9 +28,15 @@ class Table {
 
   // Inserts a new record; a duplicate id is a bug in the caller (fixtures check ids first).
   T& Insert(T row) {
-    if (index_.count(row.id)) throw std::logic_error("duplicate id " + row.id);
-    index_.emplace(row.id, rows_.size());
-    rows_.push_back(std::move(row));
+    // One hash lookup for the check and the insert (the hot path of loading a big fixture).
+    const auto [it, fresh] = index_.try_emplace(row.id, rows_.size());
+    if (!fresh) throw std::logic_error("duplicate id " + row.id);
+    try {
+      rows_.push_back(std::move(row));
+    } catch (...) {
+      index_.erase(it);  // no index entry without its row
+      throw;
+    }
     return rows_.back();
   }
 

@@ -22,6 +22,22 @@ std::string MapAddress(const std::string& address, const std::map<std::string, s
   return it == domain_names.end() ? address : address.substr(0, at + 1) + it->second;
 }
 
+// Copies every row of `from` owned by account `tpl_id` as a row of `account_id` with a fresh id
+// (drawn first, so the id sequence is the same as row by row); `adjust(original, copy)` sets what
+// else differs and `add` stores the copy (a mutator that keeps the State's indexes).
+template <class T, class Adjust, class Add>
+void CloneOwnedRows(const Table<T>& from, const std::string& tpl_id, const std::string& account_id, IdGenerator& ids,
+                    Adjust adjust, Add add) {
+  for (const auto& row : from) {
+    if (row.accountId != tpl_id) continue;
+    T c = row;
+    c.id = ids.Uuid4();
+    c.accountId = account_id;
+    adjust(row, c);
+    add(std::move(c));
+  }
+}
+
 }  // namespace
 
 Result<TenantInfo> CreateTenant(State& s, const State& fixture, const std::string& template_id, Millis now) {
@@ -63,59 +79,45 @@ Result<TenantInfo> CreateTenant(State& s, const State& fixture, const std::strin
     info.workspaces.push_back({c.id, c.name, c.isDefault});
     s.workspaces.Insert(std::move(c));
   }
-  for (const auto& d : fixture.domains) {
-    if (d.accountId != tpl->id) continue;
-    Domain c = d;
-    c.id = s.ids.Uuid4();
-    c.accountId = account.id;
-    c.workspaceId = workspace_ids.at(d.workspaceId);
-    c.domain = tag + "-" + d.domain;
-    domain_ids[d.id] = c.id;
-    domain_names[d.domain] = c.domain;
-    s.AddDomain(std::move(c));
-  }
-  for (const auto& m : fixture.mailboxes) {
-    if (m.accountId != tpl->id) continue;
-    Mailbox c = m;
-    c.id = s.ids.Uuid4();
-    c.accountId = account.id;
-    c.workspaceId = workspace_ids.at(m.workspaceId);
-    c.domainId = domain_ids.at(m.domainId);
-    s.AddMailbox(std::move(c));
-  }
-  for (const auto& sub : fixture.subscriptions) {
-    if (sub.accountId != tpl->id) continue;
-    Subscription c = sub;
-    c.id = s.ids.Uuid4();
-    c.accountId = account.id;
-    c.subscriptionId = sub.subscriptionId + suffix;
-    s.subscriptions.Insert(std::move(c));
-  }
-  for (const auto& d : fixture.dnsShield) {
-    if (d.accountId != tpl->id) continue;
-    DnsShieldSubscription c = d;
-    c.id = s.ids.Uuid4();
-    c.accountId = account.id;
-    c.subscriptionId = d.subscriptionId + suffix;
-    s.dnsShield.Insert(std::move(c));
-  }
-  for (const auto& e : fixture.emails) {
-    if (e.accountId != tpl->id) continue;
-    Email c = e;
-    c.id = s.ids.Uuid4();
-    c.accountId = account.id;
-    c.workspaceId = workspace_ids.at(e.workspaceId);
-    c.account = MapAddress(e.account, domain_names);
-    c.threadId = e.threadId + suffix;
-    // "<local@host>" -> "<local.tag@host>": message ids stay unique across tenants.
-    const auto at = e.messageId.rfind('@');
-    c.messageId = at == std::string::npos ? e.messageId + "." + tag
-                                          : e.messageId.substr(0, at) + "." + tag + e.messageId.substr(at);
-    for (auto& a : c.from) a.address = MapAddress(a.address, domain_names);
-    for (auto& a : c.to) a.address = MapAddress(a.address, domain_names);
-    for (auto& a : c.cc) a = MapAddress(a, domain_names);
-    s.emails.Insert(std::move(c));
-  }
+  CloneOwnedRows(
+      fixture.domains, tpl->id, account.id, s.ids,
+      [&](const Domain& d, Domain& c) {
+        c.workspaceId = workspace_ids.at(d.workspaceId);
+        c.domain = tag + "-" + d.domain;
+        domain_ids[d.id] = c.id;
+        domain_names[d.domain] = c.domain;
+      },
+      [&](Domain c) { s.AddDomain(std::move(c)); });
+  CloneOwnedRows(
+      fixture.mailboxes, tpl->id, account.id, s.ids,
+      [&](const Mailbox& m, Mailbox& c) {
+        c.workspaceId = workspace_ids.at(m.workspaceId);
+        c.domainId = domain_ids.at(m.domainId);
+      },
+      [&](Mailbox c) { s.AddMailbox(std::move(c)); });
+  CloneOwnedRows(
+      fixture.subscriptions, tpl->id, account.id, s.ids,
+      [&](const Subscription& sub, Subscription& c) { c.subscriptionId = sub.subscriptionId + suffix; },
+      [&](Subscription c) { s.subscriptions.Insert(std::move(c)); });
+  CloneOwnedRows(
+      fixture.dnsShield, tpl->id, account.id, s.ids,
+      [&](const DnsShieldSubscription& d, DnsShieldSubscription& c) { c.subscriptionId = d.subscriptionId + suffix; },
+      [&](DnsShieldSubscription c) { s.dnsShield.Insert(std::move(c)); });
+  CloneOwnedRows(
+      fixture.emails, tpl->id, account.id, s.ids,
+      [&](const Email& e, Email& c) {
+        c.workspaceId = workspace_ids.at(e.workspaceId);
+        c.account = MapAddress(e.account, domain_names);
+        c.threadId = e.threadId + suffix;
+        // "<local@host>" -> "<local.tag@host>": message ids stay unique across tenants.
+        const auto at = e.messageId.rfind('@');
+        c.messageId = at == std::string::npos ? e.messageId + "." + tag
+                                              : e.messageId.substr(0, at) + "." + tag + e.messageId.substr(at);
+        for (auto& a : c.from) a.address = MapAddress(a.address, domain_names);
+        for (auto& a : c.to) a.address = MapAddress(a.address, domain_names);
+        for (auto& a : c.cc) a = MapAddress(a, domain_names);
+      },
+      [&](Email c) { s.emails.Insert(std::move(c)); });
   return info;
 }
 
