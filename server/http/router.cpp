@@ -4,6 +4,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -131,6 +132,56 @@ Response InjectedAnswer(const model::Fault& f, app::ErrorIds& error_ids) {
 
 }  // namespace
 
+// The checks between authentication and the handler, in the order a client sees their errors:
+// the provider header (authenticated routes), the content type, the JSON, the schema. The body and
+// query end up parsed in `req` for the handler.
+std::optional<model::Error> Router::CheckRequest(const Route& route, Request& req, bool authenticated) const {
+  if (authenticated) {
+    // Part 5: x-service-provider selects the mail provider context; values seen: GOOGLE (and the
+    // fixtures' MICROSOFT). Anything else is a clear 400 rather than silently ignored.
+    const std::string provider = req.Header("x-service-provider");
+    if (!provider.empty() && provider != "GOOGLE" && provider != "MICROSOFT")
+      return model::Error::Validation("x-service-provider", "x-service-provider must be GOOGLE or MICROSOFT", "headers");
+  }
+
+  // ---- body: content type, JSON -----------------------------------------------------------------
+  if (!IsBlank(req.rawBody) && route.body == BodyFormat::kYaml) {
+    // Kept raw for the handler, which parses the YAML itself (its errors name file lines).
+    if (!IsYamlContentType(req.Header("content-type"))) {
+      return model::Error{model::ErrorCode::kUnsupportedMediaType,
+                          std::string(model::msg::kYamlMediaType) + " (got '" + req.Header("content-type") + "')", {}};
+    }
+  } else if (!IsBlank(req.rawBody)) {
+    if (!IsJsonContentType(req.Header("content-type"))) {
+      return model::Error{model::ErrorCode::kUnsupportedMediaType,
+                          std::string(model::msg::kUnsupportedMediaType) + " (got '" + req.Header("content-type") + "')", {}};
+    }
+    try {
+      req.body = json::parse(req.rawBody);
+      req.hasBody = true;
+    } catch (const json::parse_error& e) {
+      model::Error err = model::Error::Validation("body", std::string(model::msg::kMalformedJson) + " at " + WhereItBroke(req.rawBody, e));
+      err.message = std::string(model::msg::kMalformedJson) + " at " + WhereItBroke(req.rawBody, e);
+      return err;
+    }
+  }
+
+  // ---- schema validation (Part 7) ----------------------------------------------------------------
+  // The validated document is {query, body}; its parts are moved in and back out rather than
+  // copied (a copy of the body was a visible share of a POST, issue 7).
+  json doc = json::object();
+  doc["query"] = std::move(req.query);
+  if (req.hasBody) doc["body"] = std::move(req.body);
+  auto errors = svc_.schemas.CheckRequest(std::string("requests/") + route.operationId, doc);
+  req.query = std::move(doc["query"]);
+  if (req.hasBody) req.body = std::move(doc["body"]);
+  if (errors.empty()) return std::nullopt;
+  model::Error err{model::ErrorCode::kValidation, model::msg::kValidationFailed, std::move(errors)};
+  err.message = std::string(model::msg::kValidationFailed) + ": " + err.errors.front().msg;
+  if (err.errors.size() > 1) err.message += " (and " + std::to_string(err.errors.size() - 1) + " more)";
+  return err;
+}
+
 Response Router::Handle(RawRequest raw) {
   // ---- request id ------------------------------------------------------------------------------
   Request req;
@@ -196,66 +247,40 @@ Response Router::Handle(RawRequest raw) {
   }
 
   // ---- auth (Part 5) -----------------------------------------------------------------------------
+  // A read route authenticates here, under the shared lock. A write route authenticates inside the
+  // write section that runs its handler, so it takes the store's lock once (Store::Exclusive says
+  // why); when one of the checks below refuses its request, it authenticates first, so a bad key
+  // is still a 401 before any 400 or 415, as on a read route.
   Ctx ctx{svc_, req, {}, 0};
-  if (route.access != Access::kControl) {
-    std::string ws = req.Header("x-workspace-key");
-    if (ws.empty()) ws = req.Header("x-workspace-id");
-    auto caller = svc_.store.Read([&](const model::State& s) {
-      return model::Authenticate(s, req.Header("x-auth-service"), ws, route.access == Access::kWorkspace);
-    });
+  const bool authenticated = route.access != Access::kControl;
+  const bool one_section = authenticated && req.method != "GET";
+  std::string workspace = req.Header("x-workspace-key");
+  if (workspace.empty()) workspace = req.Header("x-workspace-id");
+  auto authenticate = [&](const model::State& s) {
+    return model::Authenticate(s, req.Header("x-auth-service"), workspace, route.access == Access::kWorkspace);
+  };
+  if (authenticated && !one_section) {
+    auto caller = svc_.store.Read(authenticate);
     if (!caller) return fail(caller.error());
     ctx.caller = *caller;
-    // Part 5: x-service-provider selects the mail provider context; values seen: GOOGLE (and the
-    // fixtures' MICROSOFT). Anything else is a clear 400 rather than silently ignored.
-    const std::string provider = req.Header("x-service-provider");
-    if (!provider.empty() && provider != "GOOGLE" && provider != "MICROSOFT")
-      return fail(model::Error::Validation("x-service-provider", "x-service-provider must be GOOGLE or MICROSOFT", "headers"));
   }
-
-  // ---- body: content type, JSON -----------------------------------------------------------------
-  if (!IsBlank(req.rawBody) && route.body == BodyFormat::kYaml) {
-    // Kept raw for the handler, which parses the YAML itself (its errors name file lines).
-    if (!IsYamlContentType(req.Header("content-type"))) {
-      return fail({model::ErrorCode::kUnsupportedMediaType,
-                   std::string(model::msg::kYamlMediaType) + " (got '" + req.Header("content-type") + "')", {}});
+  if (auto problem = CheckRequest(route, req, authenticated)) {
+    if (one_section) {
+      if (auto caller = svc_.store.Read(authenticate); !caller) return fail(caller.error());
     }
-  } else if (!IsBlank(req.rawBody)) {
-    if (!IsJsonContentType(req.Header("content-type"))) {
-      return fail({model::ErrorCode::kUnsupportedMediaType,
-                   std::string(model::msg::kUnsupportedMediaType) + " (got '" + req.Header("content-type") + "')", {}});
-    }
-    try {
-      req.body = json::parse(req.rawBody);
-      req.hasBody = true;
-    } catch (const json::parse_error& e) {
-      model::Error err = model::Error::Validation("body", std::string(model::msg::kMalformedJson) + " at " + WhereItBroke(req.rawBody, e));
-      err.message = std::string(model::msg::kMalformedJson) + " at " + WhereItBroke(req.rawBody, e);
-      return fail(err);
-    }
-  }
-
-  // ---- schema validation (Part 7) ----------------------------------------------------------------
-  {
-    // The validated document is {query, body}; its parts are moved in and back out rather than
-    // copied (a copy of the body was a visible share of a POST, issue 7).
-    json doc = json::object();
-    doc["query"] = std::move(req.query);
-    if (req.hasBody) doc["body"] = std::move(req.body);
-    auto errors = svc_.schemas.CheckRequest(std::string("requests/") + route.operationId, doc);
-    req.query = std::move(doc["query"]);
-    if (req.hasBody) req.body = std::move(doc["body"]);
-    if (!errors.empty()) {
-      model::Error err{model::ErrorCode::kValidation, model::msg::kValidationFailed, std::move(errors)};
-      err.message = std::string(model::msg::kValidationFailed) + ": " + err.errors.front().msg;
-      if (err.errors.size() > 1) err.message += " (and " + std::to_string(err.errors.size() - 1) + " more)";
-      return fail(err);
-    }
+    return fail(*problem);
   }
 
   // ---- handler -----------------------------------------------------------------------------------
-  ctx.now = svc_.clock.Now();
   try {
-    Reply reply = route.handler(ctx);
+    Reply reply = one_section ? svc_.store.Exclusive([&](model::State& s) -> Reply {
+      auto caller = authenticate(s);
+      if (!caller) return caller.error();
+      ctx.caller = *caller;
+      ctx.now = svc_.clock.Now();
+      return route.handler(ctx);
+    })
+                              : (ctx.now = svc_.clock.Now(), route.handler(ctx));
     if (!reply) return fail(reply.error());
     // A write may have scheduled jobs due now (State::Emit schedules webhook deliveries): under a
     // real clock, wake the scheduler so they start at once instead of at its next tick.

@@ -2,6 +2,7 @@
 // The request pipeline every endpoint goes through (stripe-mock's shape), under banner comments
 // in router.cpp: request id -> route -> auth -> body -> schema -> handler -> respond + journal.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,7 @@ class Router {
     std::vector<std::string> segments;
   };
   Response Finish(Request& req, Response res, const model::Millis started, bool validation_failed);
+  std::optional<model::Error> CheckRequest(const Route& route, Request& req, bool authenticated) const;
   app::Services& svc_;
   std::vector<Compiled> routes_;
 };

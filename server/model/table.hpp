@@ -4,12 +4,14 @@
 //
 // Rows live in a std::deque, not a vector: appending never moves existing rows. With a vector, the
 // insert that crossed a power of two moved every row under the store's write lock (tens of ms at
-// 100k placement orders), which every concurrent request then waited for (issue 7, p99).
+// 100k placement orders), which every concurrent request then waited for (issue 7, p99). The id
+// index grows in small steps for the same reason (model/id_index.hpp).
 #include <deque>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 #include <vector>
+
+#include "model/id_index.hpp"
 
 namespace emsim::model {
 
@@ -17,40 +19,46 @@ template <class T>
 class Table {
  public:
   T* Find(const std::string& id) {
-    auto it = index_.find(id);
-    return it == index_.end() ? nullptr : &rows_[it->second];
+    const size_t* row = index_.Find(id);
+    return row ? &rows_[*row] : nullptr;
   }
   const T* Find(const std::string& id) const {
-    auto it = index_.find(id);
-    return it == index_.end() ? nullptr : &rows_[it->second];
+    const size_t* row = index_.Find(id);
+    return row ? &rows_[*row] : nullptr;
   }
-  bool Contains(const std::string& id) const { return index_.count(id) != 0; }
+  bool Contains(const std::string& id) const { return index_.Contains(id); }
 
   // Inserts a new record; a duplicate id is a bug in the caller (fixtures check ids first).
   T& Insert(T row) {
-    // One hash lookup for the check and the insert (the hot path of loading a big fixture).
-    const auto [it, fresh] = index_.try_emplace(row.id, rows_.size());
-    if (!fresh) throw std::logic_error("duplicate id " + row.id);
+    // The row goes in first, so the index only ever names rows that exist; one hash lookup both
+    // checks the id and indexes it (the hot path of loading a big fixture).
+    rows_.push_back(std::move(row));
+    bool fresh = false;
     try {
-      rows_.push_back(std::move(row));
+      fresh = index_.Insert(rows_.back().id, rows_.size() - 1);
     } catch (...) {
-      index_.erase(it);  // no index entry without its row
+      rows_.pop_back();
       throw;
+    }
+    if (!fresh) {
+      std::string id = std::move(rows_.back().id);
+      rows_.pop_back();
+      throw std::logic_error("duplicate id " + id);
     }
     return rows_.back();
   }
 
   // Removes a record, keeping the order of the others.
   bool Erase(const std::string& id) {
-    auto it = index_.find(id);
-    if (it == index_.end()) return false;
-    rows_.erase(rows_.begin() + static_cast<std::ptrdiff_t>(it->second));
+    const size_t* row = index_.Find(id);
+    if (!row) return false;
+    rows_.erase(rows_.begin() + static_cast<std::ptrdiff_t>(*row));
     Reindex();
     return true;
   }
 
-  void Clear() { rows_.clear(); index_.clear(); }
-  void Reserve(size_t n) { index_.reserve(n); }
+  void Clear() { rows_.clear(); index_.Clear(); }
+  void Reserve(size_t n) { index_.Reserve(n); }
   size_t size() const { return rows_.size(); }
   bool empty() const { return rows_.empty(); }
   auto begin() { return rows_.begin(); }
@@ -67,13 +75,14 @@ class Table {
 
  private:
   void Reindex() {
-    index_.clear();
+    index_.Clear();
+    index_.Reserve(rows_.size());
     for (size_t i = 0; i < rows_.size(); ++i) {
-      if (!index_.emplace(rows_[i].id, i).second) throw std::invalid_argument("duplicate id " + rows_[i].id);
+      if (!index_.Insert(rows_[i].id, i)) throw std::invalid_argument("duplicate id " + rows_[i].id);
     }
   }
   std::deque<T> rows_;
-  std::unordered_map<std::string, size_t> index_;
+  IdIndex index_;
 };
 
 }  // namespace emsim::model

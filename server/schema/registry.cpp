@@ -222,7 +222,10 @@ const json& Registry::Resolved(const std::string& name) const {
 std::vector<Issue> Registry::Check(const std::string& name, const json& doc) const {
   auto it = schemas_.find(name);
   if (it == schemas_.end()) throw std::out_of_range("no schema " + name);
-  valijson::Validator validator;
+  // One validator per thread, kept: a valijson Validator caches the std::regex of each `pattern`
+  // it meets, and a new one per request compiled them again every time (issue 7). The cache is
+  // keyed by the pattern's text, so one validator serves every schema.
+  static thread_local valijson::Validator validator;
   valijson::ValidationResults results;
   valijson::adapters::NlohmannJsonAdapter adapter(doc);
   if (validator.validate(it->second->schema, adapter, &results)) return {};

@@ -65,6 +65,41 @@ TEST(Auth, ServiceProviderHeaderAcceptsGoogleAndMicrosoftOnly) {
   EXPECT_EQ(r.body["errors"][0]["location"], "headers");
 }
 
+// A write route authenticates inside the write section that runs its handler (Store::Exclusive,
+// issue 7); whatever else is wrong with the request, a bad key is still the first thing reported,
+// as on a read route, and a good key with a bad request gets that request's error.
+TEST(Auth, AWriteRouteReportsABadKeyBeforeAnyOtherProblem) {
+  TestServer server;
+  const std::string path = "/v2/placement-tests/purchase";
+  const json valid = {{"placementType", "MONTHLY"}, {"testName", "t"}, {"mailboxIds", json::array({"mb_x"})}};
+  const json before = server.Get("/_sim/state", "").body;
+  struct Case {
+    std::string body, content_type;
+    httplib::Headers headers;
+    int status_with_good_key;
+  };
+  const std::vector<Case> cases = {
+      {valid.dump(), "application/json", {}, 400},                                  // unknown mailbox (handler)
+      {R"({"placementType":"WEEKLY"})", "application/json", {}, 400},               // schema
+      {"{not json", "application/json", {}, 400},                                   // JSON
+      {valid.dump(), "text/plain", {}, 415},                                        // content type
+      {valid.dump(), "application/json", {{"x-service-provider", "YAHOO"}}, 400},  // provider header
+  };
+  for (const auto& c : cases) {
+    for (const std::string key : {"", "emsim_test_wrong"}) {
+      auto r = server.Send("POST", path, c.body, key, c.headers, c.content_type);
+      ExpectErrorWithId(r, 401);
+      EXPECT_EQ(r.body["message"], model::msg::kInvalidApiKey) << c.body;
+    }
+    auto good = server.Send("POST", path, c.body, kAliceKey, c.headers, c.content_type);
+    EXPECT_EQ(good.status, c.status_with_good_key) << c.body << " " << good.raw;
+  }
+  // The account's workspace header is checked in the same section: a foreign one is a 404.
+  auto foreign = server.Post(path, valid, kAliceKey, {{"x-workspace-key", "ws_lumen"}});
+  ExpectErrorWithId(foreign, 404);
+  EXPECT_EQ(server.Get("/_sim/state", "").body, before) << "a refused write changed the state";
+}
+
 // ---- pipeline errors ----------------------------------------------------------------------------
 
 TEST(Pipeline, UnknownPathIs404AndWrongMethodIs405) {
