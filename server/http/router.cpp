@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "api/json_out.hpp"
 #include "http/error_mapper.hpp"
 #include "model/faults.hpp"
 #include "model/messages.hpp"
@@ -299,8 +300,11 @@ Response Router::Handle(RawRequest raw) {
 }
 
 Response Router::Finish(Request& req, Response res, const model::Millis started, bool validation_failed) {
-  // The field errors as the pipeline produced them, before any fault edits the answer.
-  json validation_errors = validation_failed && res.body.is_object() ? res.body.value("errors", json()) : json();
+  // The field errors as the pipeline produced them, before any fault edits the answer (copied only
+  // when a patch may edit it; otherwise the journal reads them from the answer it keeps).
+  const bool patch = req.fault && !req.fault->ReplacesAnswer() && !req.fault->patch.empty();
+  json validation_errors =
+      validation_failed && patch && res.body.is_object() ? res.body.value("errors", json()) : json();
   std::string fault_error;
   if (req.fault && !req.fault->ReplacesAnswer()) {
     if (!req.fault->patch.empty()) {
@@ -332,8 +336,21 @@ Response Router::Finish(Request& req, Response res, const model::Millis started,
     entry.hasBody = req.hasBody;
     if (req.hasBody) entry.body = std::move(req.body);
     else if (!req.rawBody.empty()) entry.rawBody = req.rawBody.substr(0, 4096);
-    entry.validationErrors = std::move(validation_errors);
-    if (res.status >= 400 && res.body.is_object()) entry.response = res.body;
+    if (res.status >= 400 && !res.raw && res.body.is_object()) {
+      // Serialized here rather than in the server's Write, so the journal keeps the same text.
+      // Bytes dump() refuses (invalid UTF-8) are left to Write, which reports them as before.
+      try {
+        res.raw = api::DumpJson(res.body);
+        entry.response = *res.raw;
+      } catch (const json::exception&) {
+      }
+    }
+    if (validation_failed && !patch) {
+      if (!entry.response.empty()) entry.validationErrorsInResponse = true;
+      else if (res.body.is_object()) entry.validationErrors = res.body.value("errors", json());
+    } else {
+      entry.validationErrors = std::move(validation_errors);
+    }
     if (req.fault) entry.faultId = req.fault->id;
     entry.faultError = std::move(fault_error);
     svc_.journal.Add(std::move(entry));

@@ -31,8 +31,11 @@ json ToJson(const JournalEntry& e) {
               {"status", e.status}};
   if (e.hasBody) out["body"] = Redact(e.body);
   else if (!e.rawBody.empty()) out["rawBody"] = RedactRawBody(e.rawBody);  // a password in an unparsable body
-  if (!e.validationErrors.is_null()) out["validationErrors"] = e.validationErrors;
-  if (!e.response.is_null()) out["response"] = e.response;
+  json response = e.response.empty() ? json() : json::parse(e.response, nullptr, false);
+  if (response.is_discarded()) response = json();
+  if (e.validationErrorsInResponse && response.is_object()) out["validationErrors"] = response.value("errors", json());
+  else if (!e.validationErrors.is_null()) out["validationErrors"] = e.validationErrors;
+  if (!response.is_null()) out["response"] = std::move(response);
   if (!e.faultId.empty()) out["faultId"] = e.faultId;
   if (!e.faultError.empty()) out["faultError"] = e.faultError;
   return out;

@@ -23,8 +23,12 @@ struct JournalEntry {
   bool hasBody = false;
   json body;                   // the parsed body (hasBody); listed with passwords redacted
   std::string rawBody;         // first 4 KiB of a body that is not JSON
-  json validationErrors;       // null = none
-  json response;               // error answers (status >= 400); null = none
+  json validationErrors;       // null = none (or, see below, those of `response`)
+  // An error answer (status >= 400) as the JSON text that was sent; "" = none. Text, not a
+  // document: the answer is serialized for the client anyway, and copying its document (and its
+  // field errors a second time) into the journal was a tenth of the 400 path (issue 7).
+  std::string response;
+  bool validationErrorsInResponse = false;  // the field errors are `response`'s "errors"
   std::string faultId;         // the /_sim/faults fault the request met ("" = none)
   std::string faultError;      // why that fault's patch did not apply ("" = it did)
 };

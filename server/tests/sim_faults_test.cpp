@@ -146,6 +146,28 @@ TEST(Faults, APatchEditsTheRealAnswerAndTheHandlerStillRuns) {
   EXPECT_EQ(w.body["status"], "200");
 }
 
+// The journal keeps a 400's answer as the text sent and reads its field errors from it; a fault
+// that edits the answer must not change what the journal says the validation found.
+TEST(Faults, TheJournalKeepsTheFieldErrorsTheValidationFoundWhateverAFaultDoes) {
+  TestServer server;
+  auto plain = server.Get("/v1/domain/list?page=abc");
+  ASSERT_EQ(plain.status, 400);
+  ASSERT_EQ(AddFault(server, {{"path", "/v1/domain/list"}, {"times", 1},
+                              {"patch", json::array({{{"op", "replace"}, {"path", "/errors"}, {"value", json::array()}}})}}).status, 201);
+  auto patched = server.Get("/v1/domain/list?page=abc");
+  EXPECT_EQ(patched.body["errors"], json::array()) << patched.raw;
+  ASSERT_EQ(AddFault(server, {{"path", "/v1/domain/list"}, {"times", 1}, {"status", 200},
+                              {"patch", json::array({{{"op", "remove"}, {"path", "/errors"}}})}}).status, 201);
+  auto relabelled = server.Get("/v1/domain/list?page=abc");
+  EXPECT_EQ(relabelled.status, 200);
+  auto journal = server.Get("/_sim/requests?operationId=domains.list", "").body["requests"];
+  ASSERT_EQ(journal.size(), 3u) << journal.dump();
+  EXPECT_EQ(journal[0]["response"], plain.body) << "the answer the client got";
+  EXPECT_EQ(journal[1]["response"], patched.body);
+  EXPECT_FALSE(journal[2].contains("response")) << "a 200 keeps no answer";
+  for (const auto& e : journal) EXPECT_EQ(e["validationErrors"], plain.body["errors"]) << e.dump();
+}
+
 TEST(Faults, APatchThatDoesNotApplyLeavesTheAnswerAndSaysWhyInTheJournal) {
   TestServer server;
   ASSERT_EQ(AddFault(server, {{"path", "/v1/workspace/list"},
