@@ -161,8 +161,9 @@ std::optional<model::Error> Router::CheckRequest(const Route& route, Request& re
       req.body = json::parse(req.rawBody);
       req.hasBody = true;
     } catch (const json::parse_error& e) {
-      model::Error err = model::Error::Validation("body", std::string(model::msg::kMalformedJson) + " at " + WhereItBroke(req.rawBody, e));
-      err.message = std::string(model::msg::kMalformedJson) + " at " + WhereItBroke(req.rawBody, e);
+      const std::string what = std::string(model::msg::kMalformedJson) + " at " + WhereItBroke(req.rawBody, e);
+      model::Error err = model::Error::Validation("body", what);
+      err.message = what;
       return err;
     }
   }

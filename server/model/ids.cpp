@@ -1,6 +1,5 @@
 #include "model/ids.hpp"
 
-
 namespace emsim::model {
 namespace {
 

@@ -101,9 +101,7 @@ void State::RebuildIndexes() {
   }
   eventIndex.clear();
   for (size_t i = 0; i < events.size(); ++i) eventIndex[events[i].id] = i;
-  webhookEndpointsByPath.clear();
-  for (const auto& e : webhookEndpoints)
-    if (auto path = UrlPath(e.url)) webhookEndpointsByPath[*path].push_back(e.id);
+  IndexWebhookEndpointsByPath();
 }
 
 Account& State::AddAccount(Account a) {
@@ -134,7 +132,7 @@ void State::SetMailboxStatus(Mailbox& m, std::string status) {
 
 WebhookEndpoint& State::AddWebhookEndpoint(WebhookEndpoint e) {
   WebhookEndpoint& added = webhookEndpoints.Insert(std::move(e));
-  if (auto path = UrlPath(added.url)) webhookEndpointsByPath[*path].push_back(added.id);
+  IndexWebhookEndpoint(added);
   return added;
 }
 
@@ -142,9 +140,16 @@ void State::SetWebhookEndpointUrl(WebhookEndpoint& e, std::string url) {
   if (url == e.url) return;
   e.url = std::move(url);
   // A URL changes rarely (PATCH); rebuilding this one index keeps its lists in creation order.
+  IndexWebhookEndpointsByPath();
+}
+
+void State::IndexWebhookEndpoint(const WebhookEndpoint& e) {
+  if (auto path = UrlPath(e.url)) webhookEndpointsByPath[*path].push_back(e.id);
+}
+
+void State::IndexWebhookEndpointsByPath() {
   webhookEndpointsByPath.clear();
-  for (const auto& x : webhookEndpoints)
-    if (auto path = UrlPath(x.url)) webhookEndpointsByPath[*path].push_back(x.id);
+  for (const auto& e : webhookEndpoints) IndexWebhookEndpoint(e);
 }
 
 std::string IndexProblems(const State& s) {

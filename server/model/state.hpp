@@ -405,6 +405,8 @@ struct State {
   void SetMailboxStatus(Mailbox& m, std::string status);
   WebhookEndpoint& AddWebhookEndpoint(WebhookEndpoint e);
   void SetWebhookEndpointUrl(WebhookEndpoint& e, std::string url);
+  void IndexWebhookEndpoint(const WebhookEndpoint& e);  // adds e to webhookEndpointsByPath
+  void IndexWebhookEndpointsByPath();                  // rebuilds webhookEndpointsByPath
 
   // A delay from the fixture's `timings` (seconds), or the default.
   Millis TimingMs(const std::string& key, Millis default_ms) const;

@@ -1,11 +1,10 @@
 #include "model/time.hpp"
 
 #include <algorithm>
-#include <cstring>
-
 #include <cctype>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 
 namespace emsim::model {
 namespace {

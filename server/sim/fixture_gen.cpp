@@ -82,12 +82,15 @@ void GenerateRecords(model::State& s, const GenerateOptions& o, model::Millis de
     if (a.apiKey.rfind("emsim_gen_", 0) == 0) throw std::invalid_argument("API key " + a.apiKey + " is taken");
   for (const auto& d : s.domains)
     if (d.domain.rfind("gen-", 0) == 0) throw std::invalid_argument("domain name " + d.domain + " is taken");
-  // How many of each the loops below make (domains: at least one per account).
+  // Account a's share of the mailboxes, and the domains they take (at least one per account): the
+  // totals below and the loop that makes them must agree.
+  const auto mailboxes_of = [&](std::int64_t a) { return o.mailboxes / accounts + (a <= o.mailboxes % accounts ? 1 : 0); };
+  const auto domains_for = [&](std::int64_t mailboxes) {
+    return std::max<std::int64_t>(1, (mailboxes + per_domain - 1) / per_domain);
+  };
+  // How many of each the loops below make.
   std::int64_t total_domains = 0;
-  for (std::int64_t a = 1; a <= accounts; ++a) {
-    const std::int64_t mailboxes = o.mailboxes / accounts + (a <= o.mailboxes % accounts ? 1 : 0);
-    total_domains += std::max<std::int64_t>(1, (mailboxes + per_domain - 1) / per_domain);
-  }
+  for (std::int64_t a = 1; a <= accounts; ++a) total_domains += domains_for(mailboxes_of(a));
   const std::int64_t total_emails = o.mailboxes * std::max<std::int64_t>(0, o.emailsPerMailbox);
   CheckIdsFree(s.domains, "domain", "dom_gen_", total_domains);
   CheckIdsFree(s.mailboxes, "mailbox", "mbx_gen_", o.mailboxes);
@@ -104,8 +107,8 @@ void GenerateRecords(model::State& s, const GenerateOptions& o, model::Millis de
   s.domainsByWorkspace.reserve(s.domainsByWorkspace.size() + static_cast<size_t>(accounts));
   s.mailboxesByWorkspace.reserve(s.mailboxesByWorkspace.size() + static_cast<size_t>(accounts));
   for (std::int64_t a = 1; a <= accounts; ++a) {
-    const std::int64_t mailboxes = o.mailboxes / accounts + (a <= o.mailboxes % accounts ? 1 : 0);
-    const std::int64_t domains = std::max<std::int64_t>(1, (mailboxes + per_domain - 1) / per_domain);
+    const std::int64_t mailboxes = mailboxes_of(a);
+    const std::int64_t domains = domains_for(mailboxes);
     const std::string acc = Pad("", a, 5);
     model::Account account;
     account.id = "acc_gen_" + acc;
