@@ -1,82 +1,154 @@
 #pragma once
-// IdIndex: id -> row number, for Table<T>, that never rehashes all of itself in one insert.
+// IdIndex: id -> row number, for Table<T>. A flat open-addressing table that grows in bounded
+// steps and keeps no copy of the ids.
 //
-// Why: a std::unordered_map rehashes every entry when it crosses its load factor. Under the
-// store's write lock that stalled every concurrent request: 20 ms at 42k placement orders, 45 ms
-// at 85k (the three tables a purchase writes cross the line on the same request), and it was the
-// whole of the MONTHLY purchase's p99 in the benchmark (issue 7).
+// Why flat: the index of a table a purchase writes to is looked up and inserted into on every
+// request, under the store's write lock, and the tables grow by a row per request. With
+// std::unordered_map<std::string, size_t> each insert allocated a node and a copy of the 36-byte
+// id, and each lookup chased bucket -> node -> key through three cache misses: the three inserts of
+// a MONTHLY purchase were ~10% of its CPU samples at 100k+ rows (issue 7). Here a slot is 16 bytes
+// (the id's 64-bit hash and the row), a fresh id is refused or placed after touching one cache
+// line, and the id itself is read from the row (the caller's `key_of`) only when a hash matches.
 //
-// How: when the live map is about to grow, it becomes `old_` and a fresh map, reserved for twice
-// its size, becomes the live one. Every later insert moves kMovesPerInsert entries from old_ to the
-// live map (node handles: no key is copied, no node allocated). The live map has room for
-// 2N entries and receives at most 1 + kMovesPerInsert per insert while it drains the N old
-// ones, so old_ is empty long before the live map is full, and the live map itself never
-// rehashes: the only bulk work left is reserve() on an empty map (allocating its buckets).
-// Lookups look in both maps. This is Redis's incremental rehashing, on top of std::unordered_map.
+// Why steps: growing a hash table rehashes every entry, and under the write lock that stalled
+// every concurrent request (45 ms at 85k rows, the whole MONTHLY p99 of the time). When the live
+// array reaches half full it becomes `old_`, a live array twice its size takes over, and every
+// later insert drains kSlotsDrainedPerInsert slots of old_ (in order, from cursor_), moving their
+// entries to the live array. Arithmetic: old_ has C slots holding at most C/2 entries, so it is
+// drained after C/4 inserts, by when the live array (2C slots) holds at most C/2 + C/4 entries:
+// still under half full, so a growth step never starts while another is under way. Lookups look
+// in both arrays. This is Redis's incremental rehashing.
+//
+// Linear probing: a probe ends at an empty slot. A drained slot of old_ becomes a tombstone, not
+// empty, so ids placed past it in old_ are still found. Nothing is ever erased one by one:
+// Table::Erase renumbers the rows and rebuilds the index.
 #include <algorithm>
 #include <cstddef>
-#include <string>
-#include <unordered_map>
+#include <cstdint>
+#include <functional>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace emsim::model {
 
 class IdIndex {
  public:
-  static constexpr size_t kMovesPerInsert = 2;
+  static constexpr size_t kSlotsDrainedPerInsert = 4;  // one cache line of old_
+  static constexpr size_t npos = static_cast<size_t>(-1);
 
-  const size_t* Find(const std::string& id) const {
-    if (auto it = live_.find(id); it != live_.end()) return &it->second;
-    if (old_.empty()) return nullptr;
-    auto it = old_.find(id);
-    return it == old_.end() ? nullptr : &it->second;
-  }
-  size_t* Find(const std::string& id) {
-    return const_cast<size_t*>(static_cast<const IdIndex&>(*this).Find(id));
-  }
-  bool Contains(const std::string& id) const { return Find(id) != nullptr; }
-  size_t size() const { return live_.size() + old_.size(); }
+  // key_of(row) returns the id of that row, as something comparable with a std::string_view.
 
-  // Adds id -> row; false (and nothing changes) when the id is already there.
-  bool Insert(const std::string& id, size_t row) {
-    if (old_.empty() && live_.size() + 1 > live_.bucket_count() * live_.max_load_factor()) {
-      old_ = std::move(live_);  // a growth step begins (harmless even if `id` turns out a duplicate)
-      live_ = Map();
-      live_.max_load_factor(old_.max_load_factor());
-      live_.reserve(std::max<size_t>(2 * old_.size(), 16));
+  template <class KeyOf>
+  size_t Find(std::string_view id, const KeyOf& key_of) const {
+    const std::uint64_t h = Hash(id);
+    if (size_t row = Probe(live_, id, h, key_of); row != npos) return row;
+    return old_.empty() ? npos : Probe(old_, id, h, key_of);
+  }
+
+  // Adds id -> row; false (and nothing changes but a growth step begun) when the id is there.
+  template <class KeyOf>
+  bool Insert(std::string_view id, size_t row, const KeyOf& key_of) {
+    if (old_.empty() && 2 * (live_size_ + 1) > live_.size()) Grow();
+    const std::uint64_t h = Hash(id);
+    if (!old_.empty() && Probe(old_, id, h, key_of) != npos) return false;
+    const size_t mask = live_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      Slot& s = live_[i];
+      if (s.row == kEmpty) {
+        s = {h, row};
+        ++live_size_;
+        break;
+      }
+      if (s.hash == h && key_of(s.row) == id) return false;
     }
-    if (!old_.empty() && old_.find(id) != old_.end()) return false;
-    // One lookup checks and inserts; it cannot rehash: reserved above (see the header comment).
-    if (!live_.try_emplace(id, row).second) return false;
-    Drain(kMovesPerInsert);
+    Drain(kSlotsDrainedPerInsert);
     return true;
   }
 
-  bool Erase(const std::string& id) { return live_.erase(id) + old_.erase(id) != 0; }
+  size_t size() const { return live_size_ + old_size_; }
 
   void Clear() {
     live_.clear();
-    old_ = Map();
+    old_.clear();
+    live_size_ = old_size_ = cursor_ = 0;
   }
 
-  // Room for n entries without any growth step (bulk loads).
+  // Room for n entries without a growth step (bulk loads): finishes any step under way, then
+  // moves the entries into an array of the final size at once.
   void Reserve(size_t n) {
     Drain(old_.size());
-    live_.reserve(n);
+    if (2 * n <= live_.size()) return;
+    size_t cap = 16;
+    while (cap < 2 * n) cap *= 2;
+    std::vector<Slot> bigger(cap);
+    for (const Slot& s : live_)
+      if (s.row != kEmpty) Place(bigger, s);
+    live_ = std::move(bigger);
   }
 
-  // For tests: entries still waiting in the old map.
-  size_t Pending() const { return old_.size(); }
+  // For tests: entries still waiting in old_.
+  size_t Pending() const { return old_size_; }
 
  private:
-  using Map = std::unordered_map<std::string, size_t>;
+  struct Slot {
+    std::uint64_t hash = 0;
+    size_t row = kEmpty;
+  };
+  static constexpr size_t kEmpty = static_cast<size_t>(-1);
+  static constexpr size_t kMoved = static_cast<size_t>(-2);  // a drained slot of old_
 
-  void Drain(size_t n) {
-    for (; n > 0 && !old_.empty(); --n) live_.insert(old_.extract(old_.begin()));
-    if (old_.empty() && old_.bucket_count() > 1) old_ = Map();  // hand its buckets back
+  static std::uint64_t Hash(std::string_view id) { return std::hash<std::string_view>{}(id); }
+
+  template <class KeyOf>
+  static size_t Probe(const std::vector<Slot>& slots, std::string_view id, std::uint64_t h, const KeyOf& key_of) {
+    if (slots.empty()) return npos;
+    const size_t mask = slots.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      const Slot& s = slots[i];
+      if (s.row == kEmpty) return npos;
+      if (s.hash == h && s.row != kMoved && key_of(s.row) == id) return s.row;
+    }
   }
 
-  Map live_;
-  Map old_;
+  // Puts an entry known to be absent into an array with room (no key comparison needed).
+  static void Place(std::vector<Slot>& slots, const Slot& s) {
+    const size_t mask = slots.size() - 1;
+    size_t i = s.hash & mask;
+    while (slots[i].row != kEmpty) i = (i + 1) & mask;
+    slots[i] = s;
+  }
+
+  void Grow() {
+    old_ = std::move(live_);
+    old_size_ = live_size_;
+    live_ = std::vector<Slot>(old_.empty() ? 16 : 2 * old_.size());
+    live_size_ = 0;
+    cursor_ = 0;
+    if (old_size_ == 0) old_.clear();
+  }
+
+  void Drain(size_t slots) {
+    if (old_.empty()) return;
+    for (const size_t end = std::min(old_.size(), cursor_ + slots); cursor_ < end; ++cursor_) {
+      Slot& s = old_[cursor_];
+      if (s.row == kEmpty || s.row == kMoved) continue;
+      Place(live_, s);
+      ++live_size_;
+      --old_size_;
+      s.row = kMoved;
+    }
+    if (cursor_ == old_.size()) {
+      old_ = std::vector<Slot>();  // hands its memory back
+      cursor_ = 0;
+    }
+  }
+
+  std::vector<Slot> live_;  // size 0 or a power of two, at most half full
+  std::vector<Slot> old_;   // during a growth step: the previous live array, draining
+  size_t live_size_ = 0;
+  size_t old_size_ = 0;
+  size_t cursor_ = 0;  // old_'s slots below it are drained
 };
 
 }  // namespace emsim::model

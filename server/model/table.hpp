@@ -9,6 +9,7 @@
 #include <deque>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/id_index.hpp"
@@ -18,15 +19,15 @@ namespace emsim::model {
 template <class T>
 class Table {
  public:
-  T* Find(const std::string& id) {
-    const size_t* row = index_.Find(id);
-    return row ? &rows_[*row] : nullptr;
+  T* Find(std::string_view id) {
+    const size_t row = index_.Find(id, KeyOf());
+    return row == IdIndex::npos ? nullptr : &rows_[row];
   }
-  const T* Find(const std::string& id) const {
-    const size_t* row = index_.Find(id);
-    return row ? &rows_[*row] : nullptr;
+  const T* Find(std::string_view id) const {
+    const size_t row = index_.Find(id, KeyOf());
+    return row == IdIndex::npos ? nullptr : &rows_[row];
   }
-  bool Contains(const std::string& id) const { return index_.Contains(id); }
+  bool Contains(std::string_view id) const { return index_.Find(id, KeyOf()) != IdIndex::npos; }
 
   // Inserts a new record; a duplicate id is a bug in the caller (fixtures check ids first).
   T& Insert(T row) {
@@ -35,7 +36,7 @@ class Table {
     rows_.push_back(std::move(row));
     bool fresh = false;
     try {
-      fresh = index_.Insert(rows_.back().id, rows_.size() - 1);
+      fresh = index_.Insert(rows_.back().id, rows_.size() - 1, KeyOf());
     } catch (...) {
       rows_.pop_back();
       throw;
@@ -50,9 +51,9 @@ class Table {
 
   // Removes a record, keeping the order of the others.
   bool Erase(const std::string& id) {
-    const size_t* row = index_.Find(id);
-    if (!row) return false;
-    rows_.erase(rows_.begin() + static_cast<std::ptrdiff_t>(*row));
+    const size_t row = index_.Find(id, KeyOf());
+    if (row == IdIndex::npos) return false;
+    rows_.erase(rows_.begin() + static_cast<std::ptrdiff_t>(row));
     Reindex();
     return true;
   }
@@ -74,11 +75,15 @@ class Table {
   }
 
  private:
+  // The index keeps row numbers only; it reads an id from its row to confirm a hash match.
+  auto KeyOf() const {
+    return [this](size_t row) -> const std::string& { return rows_[row].id; };
+  }
   void Reindex() {
     index_.Clear();
     index_.Reserve(rows_.size());
     for (size_t i = 0; i < rows_.size(); ++i) {
-      if (!index_.Insert(rows_[i].id, i)) throw std::invalid_argument("duplicate id " + rows_[i].id);
+      if (!index_.Insert(rows_[i].id, i, KeyOf())) throw std::invalid_argument("duplicate id " + rows_[i].id);
     }
   }
   std::deque<T> rows_;
