@@ -268,16 +268,7 @@ void AppendJsonKey(std::string& out, std::string_view k, bool comma) {
     out += ':';
     return;
   }
-  // `,"key":` in one write: a list page writes hundreds of keys (issue 7).
-  const size_t at = out.size();
-  out.resize(at + k.size() + 3 + (comma ? 1 : 0));
-  char* d = out.data() + at;
-  if (comma) *d++ = ',';
-  *d++ = '"';
-  std::memcpy(d, k.data(), k.size());
-  d += k.size();
-  d[0] = '"';
-  d[1] = ':';
+  AppendPlainJsonKey(out, k, comma);  // `,"key":` in one write: a list page writes hundreds of keys
 }
 
 void AppendJsonString(std::string& out, std::string_view s) {

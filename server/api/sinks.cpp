@@ -85,9 +85,7 @@ http::Reply SimSinkReceive(http::Ctx& ctx) {
   in.method = ctx.req.method;
   in.path = ctx.req.path;
   in.body = ctx.req.rawBody;  // Part 6: the signature covers the raw, unparsed body
-  for (const auto& [k, v] : ctx.req.headers)
-    // cpp-httplib adds the socket's addresses as pseudo-headers; they were not sent.
-    if (k != "local_addr" && k != "local_port" && k != "remote_addr" && k != "remote_port") in.headers[k] = v;
+  for (const auto& [k, v] : ctx.req.headers) in.headers[k] = v;  // as sent (http/server.cpp drops httplib's own)
   model::SignatureProbe probe;
   const std::string header = ctx.req.Header("x-service-signature");
   std::optional<events::ParsedSignature> sig;

@@ -27,9 +27,17 @@ constexpr size_t kControlMaxBodyBytes = 512u * 1024 * 1024;
 // is called again on a listening socket, so Bind() does that.
 constexpr int kListenBacklog = 1024;
 
+// ASCII only, as header names are (RFC 9110 tokens); std::tolower is a call per byte.
 std::string Lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (auto& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   return s;
+}
+
+// cpp-httplib adds the socket's addresses to a request's headers; the client did not send them
+// and nothing reads them there, so they are not copied (issue 7: half of a request's headers).
+bool IsPseudoHeader(const std::string& name) {
+  return name == "REMOTE_ADDR" || name == "REMOTE_PORT" || name == "LOCAL_ADDR" || name == "LOCAL_PORT";
 }
 
 // What set_content does, minus a copy of the body (httplib 0.11 has no set_content(string&&)).
@@ -111,7 +119,8 @@ HttpServer::HttpServer(app::Services& svc, Router& router)
     raw.method = in.method;
     raw.path = in.path;
     raw.body = in.body;
-    for (const auto& [k, v] : in.headers) raw.headers.emplace(Lower(k), v);
+    for (const auto& [k, v] : in.headers)
+      if (!IsPseudoHeader(k)) raw.headers.emplace(Lower(k), v);
     for (const auto& [k, v] : in.params) raw.params.emplace(k, v);
     Response res = router_.Handle(std::move(raw));
     if (res.closeConnection) AbortConnection(in);

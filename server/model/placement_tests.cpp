@@ -32,7 +32,12 @@ void MoveOrders(State& s, const PlacementCart& cart, const std::string& from, co
 }
 
 void ScheduleStep(State& s, const std::string& cart_id, const std::string& status, Millis due) {
-  s.Schedule(due, kPlacementAdvanceJob, {{"cartOrderId", cart_id}, {"status", status}});
+  // Built member by member: an initializer list copies each of its values once more, and this
+  // runs under the write lock on every purchase (issue 7).
+  json args(json::value_t::object);
+  args.emplace("cartOrderId", cart_id);
+  args.emplace("status", status);
+  s.Schedule(due, kPlacementAdvanceJob, std::move(args));
 }
 
 // Credits usable now: ACTIVE subscriptions of the account, the period ending first used first.
@@ -79,17 +84,18 @@ Result<PlacementReceipt> PurchasePlacementTests(State& s, const Caller& caller, 
   if (!account) return Error::NotFound("Account " + caller.accountId + " not found");
   const auto count = static_cast<std::int64_t>(mailboxes.size());
 
-  PlacementReceipt r;
-  PlacementCart& cart = r.cart;
+  PlacementCart cart;
   cart.accountId = caller.accountId;
   cart.workspaceId = caller.workspaceId;
   cart.testName = request.testName;
   cart.placementType = request.placementType;
   cart.createdAt = now;
+  PlacementReceipt r;
   r.walletBefore = r.walletAfter = account->walletCents;
   const std::string what = std::to_string(count) + " placement test(s) \"" + request.testName + "\"";
 
   // ---- pay ----
+  const Invoice* invoice = nullptr;
   if (monthly) {
     auto sources = CreditSources(s, caller.accountId);
     std::int64_t available = 0;
@@ -106,23 +112,29 @@ Result<PlacementReceipt> PurchasePlacementTests(State& s, const Caller& caller, 
       cart.creditsUsed.push_back({sub->id, take});
       needed -= take;
     }
-    r.invoice = IssueInvoice(s, {caller.accountId, what + ", paid with MONTHLY credits", 0, "CREDITS"}, now);
+    invoice = &IssueInvoice(s, {caller.accountId, what + ", paid with MONTHLY credits", 0, "CREDITS"}, now);
   } else {
     cart.totalCostCents = kOneTimePlacementCentsPerMailbox * count;
     cart.walletUsed = TryDebitWallet(*account, cart.totalCostCents);  // check + debit in one step
     cart.checkoutSession = !cart.walletUsed;
     if (!cart.walletUsed) cart.status = "AWAITING_PAYMENT";
     r.walletAfter = account->walletCents;
-    r.invoice = IssueInvoice(s, {caller.accountId, what + ", ONE_TIME", cart.totalCostCents,
-                                 cart.walletUsed ? "WALLET" : ""}, now);
+    invoice = &IssueInvoice(s, {caller.accountId, what + ", ONE_TIME", cart.totalCostCents,
+                                cart.walletUsed ? "WALLET" : ""}, now);
   }
+  r.invoiceId = invoice->id;
+  r.invoiceStatus = invoice->status;
+  r.currency = invoice->currency;
   // Ids are drawn only now: a refused purchase leaves even the id sequence as it was.
   cart.id = s.ids.Uuid4();
-  cart.invoiceId = r.invoice.id;
-  if (cart.status == "PAID") cart.paidAt = now;
+  cart.invoiceId = invoice->id;
+  const bool paid = cart.status == "PAID";
+  if (paid) cart.paidAt = now;
 
   // ---- orders ----
-  const std::string first_status = cart.status == "PAID" ? "PENDING" : "AWAITING_PAYMENT";
+  const std::string first_status = paid ? "PENDING" : "AWAITING_PAYMENT";
+  r.orders.reserve(mailboxes.size());
+  cart.orderIds.reserve(mailboxes.size());
   for (const Mailbox* m : mailboxes) {
     PlacementTest t;
     t.id = s.ids.Uuid4();
@@ -134,12 +146,20 @@ Result<PlacementReceipt> PurchasePlacementTests(State& s, const Caller& caller, 
     t.status = first_status;
     t.createdAt = t.updatedAt = now;
     cart.orderIds.push_back(t.id);
-    r.orders.push_back(s.placementTests.Insert(std::move(t)));
+    r.orders.push_back({t.id, t.mailboxEmail, t.status});
+    s.placementTests.Insert(std::move(t));
   }
-  s.placementCarts.Insert(cart);
-  if (cart.status == "PAID") ScheduleStep(s, cart.id, "RUNNING", now + RunningDelay(s));
+  r.cartOrderId = cart.id;
+  r.testName = cart.testName;
+  r.placementType = cart.placementType;
+  r.checkoutSession = cart.checkoutSession;
+  r.walletUsed = cart.walletUsed;
+  r.totalCostCents = cart.totalCostCents;
+  s.placementCarts.Insert(std::move(cart));
+  const Millis running = RunningDelay(s);
+  if (paid) ScheduleStep(s, r.cartOrderId, "RUNNING", now + running);
   // Unpaid carts estimate as if paid now.
-  r.estimatedCompletion = now + RunningDelay(s) + CompletedDelay(s);
+  r.estimatedCompletion = now + running + CompletedDelay(s);
   return r;
 }
 

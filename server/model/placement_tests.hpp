@@ -30,10 +30,18 @@ struct PlacementRequest {
   std::vector<std::string> mailboxIds;
 };
 
+// What the purchase's answer shows (Part 4.7), copied out of the records: the answer is written
+// after the store's lock is released. These fields only: copying the whole cart, invoice and
+// orders was a visible share of the purchase under the write lock (issue 7).
 struct PlacementReceipt {
-  PlacementCart cart;
-  Invoice invoice;
-  std::vector<PlacementTest> orders;
+  struct Order {
+    std::string id, mailboxEmail, status;
+  };
+  std::string cartOrderId, testName, placementType;
+  bool checkoutSession = false, walletUsed = false;
+  Cents totalCostCents = 0;
+  std::string invoiceId, invoiceStatus, currency;
+  std::vector<Order> orders;
   Cents walletBefore = 0, walletAfter = 0;
   Millis estimatedCompletion = 0;
 };

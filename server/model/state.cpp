@@ -188,7 +188,7 @@ std::string IndexProblems(const State& s) {
   return out.empty() ? out : "stale indexes: " + out;
 }
 
-Millis State::TimingMs(const std::string& key, Millis default_ms) const {
+Millis State::TimingMs(std::string_view key, Millis default_ms) const {
   auto it = timings.find(key);
   return it == timings.end() ? default_ms : it->second * kSecond;
 }
@@ -298,7 +298,7 @@ State LoadState(const json& j) {
   try {
     if (j.contains("ids")) s.ids.Restore(j.at("ids").at("seed").get<std::uint64_t>(),
                                          j.at("ids").at("counter").get<std::uint64_t>());
-    if (j.contains("timings")) s.timings = j.at("timings").get<std::map<std::string, std::int64_t>>();
+    if (j.contains("timings")) s.timings = j.at("timings").get<decltype(s.timings)>();
   } catch (const std::exception& e) {
     throw std::invalid_argument(std::string("state.ids/timings: ") + e.what());
   }

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -351,7 +352,8 @@ struct Fault {
 
 struct State {
   IdGenerator ids;
-  std::map<std::string, std::int64_t> timings;  // seconds, from the fixture; see TimingMs()
+  // seconds, from the fixture; see TimingMs(). std::less<>: a purchase looks two up by literal name.
+  std::map<std::string, std::int64_t, std::less<>> timings;
 
   Table<Account> accounts;
   Table<Workspace> workspaces;
@@ -409,7 +411,7 @@ struct State {
   void IndexWebhookEndpointsByPath();                  // rebuilds webhookEndpointsByPath
 
   // A delay from the fixture's `timings` (seconds), or the default.
-  Millis TimingMs(const std::string& key, Millis default_ms) const;
+  Millis TimingMs(std::string_view key, Millis default_ms) const;
 
   // Schedules delayed work; answers the job's seq.
   std::uint64_t Schedule(Millis due, std::string kind, json args);

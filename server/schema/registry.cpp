@@ -226,7 +226,11 @@ std::vector<Issue> Registry::Check(const std::string& name, const json& doc) con
   // it meets, and a new one per request compiled them again every time (issue 7). The cache is
   // keyed by the pattern's text, so one validator serves every schema.
   static thread_local valijson::Validator validator;
-  valijson::ValidationResults results;
+  // Kept too: a ValidationResults is a std::deque, which allocates its first block on construction,
+  // even for the valid request that records nothing. Every error is popped below; the check
+  // covers an exception that left some behind.
+  static thread_local valijson::ValidationResults results;
+  if (results.numErrors() != 0) results = valijson::ValidationResults();
   valijson::adapters::NlohmannJsonAdapter adapter(doc);
   if (validator.validate(it->second->schema, adapter, &results)) return {};
   std::vector<Issue> issues;

@@ -26,7 +26,7 @@ json ToJson(const JournalEntry& e) {
               {"time", model::FormatIso(e.time)},
               {"method", e.method},
               {"path", e.path},
-              {"query", e.query},
+              {"query", e.query.is_null() ? json::object() : e.query},
               {"operationId", e.operationId.empty() ? json(nullptr) : json(e.operationId)},
               {"status", e.status}};
   if (e.hasBody) out["body"] = Redact(e.body);

@@ -17,7 +17,7 @@ struct JournalEntry {
   std::string id;
   model::Millis time = 0;
   std::string method, path;
-  json query = json::object();
+  json query;                  // null = none (listed as {}); null by default, as it is always moved in
   std::string operationId;     // "" = no route matched (listed as null)
   int status = 0;
   bool hasBody = false;

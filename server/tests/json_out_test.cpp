@@ -18,7 +18,7 @@ TEST(JsonOut, EscapesLikeNlohmann) {
   for (std::string s : {std::string("plain"), std::string("quote \" and \\ backslash"), std::string("tab\there\nnewline"),
                         std::string("bell\x07"), std::string("Zo\xc3\xab \xe2\x82\xac"), std::string()}) {
     api::JsonOut w;
-    w.BeginObject().Key(s).BeginArray().String(s).Int(-42).Bool(false).Null().EndArray().EndObject();
+    w.BeginObject().KeyText(s).BeginArray().String(s).Int(-42).Bool(false).Null().EndArray().EndObject();
     EXPECT_EQ(w.str(), json({{s, json::array({s, -42, false, nullptr})}}).dump()) << s;
   }
   api::JsonOut w;
