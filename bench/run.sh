@@ -130,41 +130,44 @@ mkdir -p "$(dirname "$out")"
 } >"$out"
 header_written=1
 
-# The rows of steps 2-3. The percentages need the bare server's run after emsim's (the ceiling is
-# the mean of a run before and a run after, so drifting background load on a shared machine weighs
-# on both sides alike); a run stopped before that writes emsim's figures without a percentage.
+# The rows of steps 2-3. Each emsim run is bracketed by runs of the bare server with the same
+# method (bare, emsim, bare, emsim, bare ...), and its percentage is of the mean of the bare runs
+# just before and just after it: on a shared VM the same binary's throughput drifts by a third
+# from one minute to the next, and a ceiling measured a minute away from the run it divides
+# moved the ratio as much as any change to emsim did. A run stopped before an endpoint's second
+# bare run writes that endpoint's figures without a percentage.
+mean_rps() { local l s=0 n=0; for l in "$@"; do s=$(awk -v s="$s" -v r="$(kv "$l" rps)" 'BEGIN {print s + r}'); n=$((n + 1)); done
+  awk -v s="$s" -v n="$n" 'BEGIN {printf "%.0f", n ? s / n : 0}'; }
 write_throughput_rows() {
-  local bare_get="" bare_post="" r label w want got rps p50 p99 n sock st errors ceiling pct note
-  if [ -n "${bare_get2:-}" ] && [ -n "${bare_post2:-}" ]; then
-    bare_get=$(awk -v a="$(kv "$bare_get1" rps)" -v b="$(kv "$bare_get2" rps)" 'BEGIN {printf "%.0f", (a + b) / 2}')
-    bare_post=$(awk -v a="$(kv "$bare_post1" rps)" -v b="$(kv "$bare_post2" rps)" 'BEGIN {printf "%.0f", (a + b) / 2}')
-    row "bare cpp-httplib GET (same bytes as /v1/workspace/list)" \
-      "$bare_get req/s, p50 $(ms "$(kv "$bare_get1" p50_us)") ms, p99 $(ms "$(kv "$bare_get1" p99_us)") ms" "ceiling" "—"
-    row "bare cpp-httplib POST (body parsed)" \
-      "$bare_post req/s, p50 $(ms "$(kv "$bare_post1" p50_us)") ms, p99 $(ms "$(kv "$bare_post1" p99_us)") ms" "ceiling" "—"
-  else
-    local b
-    for b in "GET|${bare_get1:-}" "POST|${bare_post1:-}"; do
-      [ -n "${b#*|}" ] || continue
-      row "bare cpp-httplib ${b%%|*}, run before emsim's only" "$(printf '%.0f' "$(kv "${b#*|}" rps)") req/s, p50 $(ms "$(kv "${b#*|}" p50_us)") ms, p99 $(ms "$(kv "${b#*|}" p99_us)") ms" "ceiling" "—"
+  local m runs label w want got before after rps p50 p99 n sock st errors ceiling pct note lo hi l
+  for m in GET POST; do
+    if [ "$m" = GET ]; then runs=("${bare_runs_GET[@]}"); else runs=("${bare_runs_POST[@]}"); fi
+    [ "${#runs[@]}" -gt 0 ] || continue
+    lo=""; hi=""
+    for l in "${runs[@]}"; do
+      rps=$(printf '%.0f' "$(kv "$l" rps)")
+      { [ -z "$lo" ] || [ "$rps" -lt "$lo" ]; } && lo=$rps
+      { [ -z "$hi" ] || [ "$rps" -gt "$hi" ]; } && hi=$rps
     done
-  fi
+    label="bare cpp-httplib GET (same bytes as /v1/workspace/list)"; [ "$m" = POST ] && label="bare cpp-httplib POST (body parsed)"
+    row "$label" "$(mean_rps "${runs[@]}") req/s mean of ${#runs[@]} runs ($lo-$hi), p50 $(ms "$(kv "${runs[0]}" p50_us)") ms, p99 $(ms "$(kv "${runs[0]}" p99_us)") ms (first run)" "ceiling" "—"
+  done
   for r in "${results[@]}"; do
-    IFS='|' read -r label w want got <<<"$r"
+    IFS='|' read -r label w want got before after <<<"$r"
     case "$w" in SKIPPED*) row "$label" "$w" "≥ 70% of bare, p99 < 5 ms" "—"; continue ;; esac
     rps=$(kv "$w" rps); p50=$(kv "$w" p50_us); p99=$(kv "$w" p99_us); n=$(kv "$w" requests)
     sock=$(kv "$w" socket_errors); st=$(kv "$w" status_errors)
     # Errors: socket errors, plus answers that are not the expected status.
     if [ "$want" = 400 ]; then errors=$((sock + n - st)); else errors=$((sock + st)); fi
     note=""; [ "$got" != "$want" ] && note=" (probe answered $got, expected $want)"
-    if [ -z "$bare_get" ]; then
+    if [ -z "$after" ]; then
       row "$label" "$(printf '%.0f' "$rps") req/s (no % of bare: the run stopped first), p50 $(ms "$p50") ms, p99 $(ms "$p99") ms, $errors errors$note" \
         "≥ 70% of bare, p99 < 5 ms" "—"
       continue
     fi
-    ceiling=$bare_get; [[ "$label" == POST* ]] && ceiling=$bare_post
+    ceiling=$(mean_rps "$before" "$after")
     pct=$(awk -v a="$rps" -v b="$ceiling" 'BEGIN {printf "%.0f", (b > 0 ? 100 * a / b : 0)}')
-    row "$label" "$(printf '%.0f' "$rps") req/s = $pct% of bare, p50 $(ms "$p50") ms, p99 $(ms "$p99") ms, $errors errors$note" \
+    row "$label" "$(printf '%.0f' "$rps") req/s = $pct% of bare ($ceiling: runs before and after), p50 $(ms "$p50") ms, p99 $(ms "$p99") ms, $errors errors$note" \
       "≥ 70% of bare, p99 < 5 ms" "$(yes_no "$pct >= 70 && $p99 < 5000 && $errors == 0")"
   done
   if [ -n "${rss_after_load:-}" ]; then
@@ -196,9 +199,15 @@ invalid_body="{\"placementType\":\"WEEKLY\",\"testName\":\"bench\",\"mailboxIds\
 
 start bare "$bare" --port 0 --body-file "$work/workspaces.json"
 bare_port=$PORT; bare_pid=$PID
-log "wrk: bare server GET and POST"
-bare_get1=$(wrk_run "$bare_port" "" GET /v1/workspace/list "")
-bare_post1=$(wrk_run "$bare_port" "" POST /v2/placement-tests/purchase "$valid_body")
+bare_runs_GET=(); bare_runs_POST=()
+# bare_run METHOD: one run on the bare server, recorded; prints its WRK line
+bare_run() {
+  local l
+  if [ "$1" = GET ]; then l=$(wrk_run "$bare_port" "" GET /v1/workspace/list ""); bare_runs_GET+=("$l")
+  else l=$(wrk_run "$bare_port" "" POST /v2/placement-tests/purchase "$valid_body"); bare_runs_POST+=("$l"); fi
+  last_bare=$l; last_bare_method=$1
+}
+last_bare=""; last_bare_method=""
 
 endpoints=(
   "GET|/v1/workspace/list||200"
@@ -222,14 +231,20 @@ for e in "${endpoints[@]}"; do
     continue
   fi
   got=$(kv "$p" status)
+  if [ "$last_bare_method" != "$method" ]; then
+    log "wrk: bare server $method"
+    bare_run "$method"
+  fi
+  before=$last_bare
   log "wrk: emsim $label"
   w=$(wrk_run "$emsim_port" "$alice" "$method" "$path" "$body")
   if [ "$method" = GET ] && [ "$path" = /v1/mailbox/list ]; then rss_after_gets=$(rss_mib "$emsim_pid"); fi
-  results+=("$label|$w|$want|$got")
+  results+=("$label|$w|$want|$got|$before|")
+  log "wrk: bare server $method"
+  bare_run "$method"
+  results[${#results[@]}-1]="$label|$w|$want|$got|$before|$last_bare"
 done
 rss_after_load=$(rss_mib "$emsim_pid")
-bare_get2=$(wrk_run "$bare_port" "" GET /v1/workspace/list "")
-bare_post2=$(wrk_run "$bare_port" "" POST /v2/placement-tests/purchase "$valid_body")
 stop "$bare_pid"; stop "$emsim_pid"
 write_throughput_rows
 throughput_written=1

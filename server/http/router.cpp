@@ -1,10 +1,12 @@
 #include "http/router.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -38,9 +40,31 @@ Router::Router(app::Services& svc, const std::vector<Route>& routes) : svc_(svc)
       throw std::runtime_error("operation " + op + " has no response schema (schemas/responses/" + op + ".json)");
     routes_.push_back({&r, SplitPath(r.pattern)});
   }
+  std::set<std::string> methods;
+  for (const auto& c : routes_) methods.insert(c.route->method);
+  for (const auto& c : routes_) {
+    if (std::any_of(c.segments.begin(), c.segments.end(), [](const std::string& seg) { return seg[0] == ':'; }))
+      continue;
+    std::string path;
+    for (const auto& seg : c.segments) path += "/" + seg;
+    if (path.empty()) path = "/";
+    if (static_paths_.count(path)) continue;
+    StaticPath& sp = static_paths_[path];
+    sp.pathKnown = Scan("", path).pathKnown;
+    for (const auto& m : methods) sp.byMethod.emplace_back(m, Scan(m, path));
+  }
 }
 
 Router::Match Router::Find(const std::string& method, const std::string& path) const {
+  if (auto it = static_paths_.find(path); it != static_paths_.end()) {
+    for (const auto& [m, match] : it->second.byMethod)
+      if (m == method) return match;
+    return Match{nullptr, {}, it->second.pathKnown};
+  }
+  return Scan(method, path);
+}
+
+Router::Match Router::Scan(const std::string& method, const std::string& path) const {
   Match m;
   const auto segs = SplitPath(path);
   for (const auto& c : routes_) {

@@ -217,6 +217,48 @@ TEST(Pipeline, UnexpectedExceptionIs500AndTheServerKeepsServing) {
   EXPECT_EQ(server.Get("/v1/workspace/list").status, 200);  // the real server is unaffected
 }
 
+// Find answers a path without parameters from a table made at construction (issue 7); it must
+// answer as the scan of every route does: a parameter route listed before a static one wins, a
+// method no route of the path has is a 405 (path known), other spellings are scanned.
+TEST(Pipeline, RouteLookupAnswersAsTheScanOfEveryRoute) {
+  TestServer server;
+  static const std::vector<http::Route> routes = {
+      {"GET", "/v1/things/:id", "workspaces.list", http::Access::kWorkspace,
+       [](http::Ctx&) -> http::Reply { return http::Json(json::object()); }},
+      {"GET", "/v1/things/list", "domains.list", http::Access::kWorkspace,
+       [](http::Ctx&) -> http::Reply { return http::Json(json::object()); }},
+      {"POST", "/v1/things/list", "mailboxes.list", http::Access::kWorkspace,
+       [](http::Ctx&) -> http::Reply { return http::Json(json::object()); }},
+  };
+  http::Router router(server.svc(), routes);
+  auto get = router.Find("GET", "/v1/things/list");
+  ASSERT_EQ(get.route, &routes[0]) << "the first route in the table that matches, as before";
+  EXPECT_EQ(get.params.at("id"), "list");
+  auto post = router.Find("POST", "/v1/things/list");
+  EXPECT_EQ(post.route, &routes[2]);
+  EXPECT_TRUE(post.params.empty());
+  auto del = router.Find("DELETE", "/v1/things/list");
+  EXPECT_EQ(del.route, nullptr);
+  EXPECT_TRUE(del.pathKnown);
+  auto spelled = router.Find("GET", "//v1/things//list/");
+  EXPECT_EQ(spelled.route, &routes[0]);
+  EXPECT_EQ(spelled.params.at("id"), "list");
+  auto param = router.Find("GET", "/v1/things/42");
+  EXPECT_EQ(param.route, &routes[0]);
+  EXPECT_EQ(param.params.at("id"), "42");
+  auto none = router.Find("GET", "/v1/nothing");
+  EXPECT_EQ(none.route, nullptr);
+  EXPECT_FALSE(none.pathKnown);
+  // Every route of the real table is found by its own pattern and method.
+  http::Router real(server.svc());
+  for (const auto& r : http::Routes()) {
+    auto m = real.Find(r.method, r.pattern);
+    ASSERT_NE(m.route, nullptr) << r.method << " " << r.pattern;
+    EXPECT_EQ(std::string(m.route->method), r.method);
+    EXPECT_EQ(http::SplitPath(m.route->pattern).size(), http::SplitPath(r.pattern).size()) << r.pattern;
+  }
+}
+
 TEST(Pipeline, EveryResponseCarriesARequestIdAndIsJournaled) {
   TestServer server;
   auto ok = server.Get("/v1/workspace/list");
