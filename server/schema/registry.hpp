@@ -40,6 +40,10 @@ class Registry {
   // property x" wrappers are dropped), each with a message from the schema: its "errorMessage"
   // when present, else one derived from the keyword that failed.
   std::vector<Issue> Check(const std::string& name, const json& doc) const;
+  // Whether a request document with an empty query is checked against the body's schema alone
+  // first (registry.cpp, Compiled::BodyOnly), and a switch for tests that compare both ways.
+  bool ChecksBodyAlone(const std::string& name) const;
+  void SetBodyShortcut(bool on) { shortcut_ = on; }
 
   // Request validation (Part 7 400 shape): `doc` is {"query": {...}, "body": ...}; the first path
   // segment becomes `location`, the rest the dotted `param` ("walletBalance.currentBalance",
@@ -49,6 +53,7 @@ class Registry {
  private:
   struct Compiled;
   std::map<std::string, std::unique_ptr<Compiled>> schemas_;
+  bool shortcut_ = true;
 };
 
 // "mailboxIds[1]" style parameter name for a path, using the document to tell indices from keys.

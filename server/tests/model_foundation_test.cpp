@@ -300,6 +300,78 @@ TEST_F(RegistryTest, EveryRequestFailureNamesItsParamAndLocation) {
   EXPECT_EQ(missing[0].msg, "a JSON body is required");
 }
 
+// A plausible instance of a (resolved) schema: valid for simple schemas, near-valid otherwise.
+json ExampleOf(const json& sc) {
+  if (!sc.is_object()) return nullptr;
+  if (sc.contains("const")) return sc["const"];
+  if (sc.contains("enum") && !sc["enum"].empty()) return sc["enum"][0];
+  json type = sc.value("type", json());
+  if (type.is_array()) type = type.empty() ? json() : type[0];
+  if (type == "string") return std::string(std::max<size_t>(1, sc.value("minLength", 1)), 'x');
+  if (type == "integer") return sc.value("minimum", 1);
+  if (type == "number") return 1.5;
+  if (type == "boolean") return true;
+  if (type == "null") return nullptr;
+  if (type == "array") {
+    json a = json::array();
+    for (size_t i = 0; i < std::max<size_t>(1, sc.value("minItems", 1)); ++i) a.push_back(ExampleOf(sc.value("items", json())));
+    return a;
+  }
+  json o = json::object();
+  const json props = sc.value("properties", json::object());
+  for (const auto& [k, v] : props.items()) o[k] = ExampleOf(v);
+  return o;
+}
+
+// Request documents with an empty query are checked against the body's schema alone first
+// (issue 7). That must never accept what the whole schema refuses, nor change a message: for
+// every request schema, bodies made from the schema itself and broken one property at a time
+// get the same answer both ways.
+TEST_F(RegistryTest, CheckingTheBodyAloneAnswersAsTheWholeSchema) {
+  schema::Registry whole{app::DefaultSchemasDir()};
+  whole.SetBodyShortcut(false);
+  size_t schemas = 0, alone = 0, valid = 0, bodies = 0;
+  for (const auto& name : registry.Names()) {
+    if (name.rfind("requests/", 0) != 0) continue;
+    ++schemas;
+    if (registry.ChecksBodyAlone(name)) ++alone;
+    const json body_schema = registry.Resolved(name).value("properties", json::object()).value("body", json());
+    const json example = ExampleOf(body_schema);
+    std::vector<json> corpus = {json::object(), json::array(), nullptr, "x", 0, true, example};
+    if (example.is_object()) {
+      for (const auto& [k, v] : example.items()) {
+        for (const json& bad : {json(7), json("x"), json(nullptr), json::array(), json::object()}) {
+          json b = example;
+          b[k] = bad;
+          corpus.push_back(b);
+        }
+        json without = example;
+        without.erase(k);
+        corpus.push_back(without);
+      }
+      json extra = example;
+      extra["zzUnknownField"] = 1;
+      corpus.push_back(extra);
+    }
+    for (const auto& body : corpus) {
+      const json doc = {{"query", json::object()}, {"body", body}};
+      const auto a = registry.Check(name, doc);
+      const auto b = whole.Check(name, doc);
+      ++bodies;
+      if (b.empty()) ++valid;
+      ASSERT_EQ(a.size(), b.size()) << name << " " << body.dump();
+      for (size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a[i].Pointer(), b[i].Pointer()) << name << " " << body.dump();
+        EXPECT_EQ(a[i].message, b[i].message) << name << " " << body.dump();
+      }
+    }
+  }
+  EXPECT_TRUE(registry.ChecksBodyAlone("requests/placement_tests.purchase"));
+  EXPECT_GE(alone, 20u) << "the shortcut applies to few of the " << schemas << " request schemas";
+  EXPECT_GT(valid, 20u) << "too few valid bodies in the corpus: the shortcut's yes was barely tested";
+  EXPECT_GT(bodies, 500u);
+}
+
 TEST_F(RegistryTest, NestedAndArrayParamsAreDottedAndBracketed) {
   json doc = {{"a", {{"b", json::array({"x", 4})}}}};
   EXPECT_EQ(schema::ParamName({"a", "b", "1"}, doc, 0), "a.b[1]");
