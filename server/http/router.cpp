@@ -48,8 +48,9 @@ Router::Router(app::Services& svc, const std::vector<Route>& routes) : svc_(svc)
     std::string path;
     for (const auto& seg : c.segments) path += "/" + seg;
     if (path.empty()) path = "/";
-    if (static_paths_.count(path)) continue;
-    StaticPath& sp = static_paths_[path];
+    auto [it, fresh] = static_paths_.try_emplace(path);
+    if (!fresh) continue;  // a path several routes share (one per method) is filled once
+    StaticPath& sp = it->second;
     sp.pathKnown = Scan("", path).pathKnown;
     for (const auto& m : methods) sp.byMethod.emplace_back(m, Scan(m, path));
   }
