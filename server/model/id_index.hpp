@@ -19,10 +19,15 @@
 // still under half full, so a growth step never starts while another is under way. Lookups look
 // in both arrays. This is Redis's incremental rehashing.
 //
-// Why calloc: a growth step's new array is large (32 MiB at a million rows) and allocating it
-// zero-filled in one go stalled every request behind the write lock (p99 34 ms in the benchmark).
-// An empty slot is all zero bits, so the array comes from calloc, whose fresh pages the kernel
-// zeroes on first touch: the cost is spread over the inserts that land on them.
+// Why a spare, zeroed ahead: a growth step's new array is large (32 MiB at a million rows).
+// Zero-filling it in one go at the step stalled every request behind the write lock (p99 34 ms in
+// the benchmark). Taking it from calloc spread that cost over the inserts, but made each page's
+// first touch a read (a probe): the kernel maps its shared zero page, and the write that follows
+// copies it and flushes the TLB of every core, which in this VM cost ~2% of the MONTHLY
+// purchase's CPU. So the array the next step will use is allocated shortly before the step and
+// zeroed one page per insert (kBytesZeroedPerInsert): every page is written before it is read,
+// the cost is still spread, and no single insert pays for the whole array. Arrays too small to
+// matter (kSpareMinSlots) are zeroed at once.
 //
 // Linear probing: a probe ends at an empty slot. A drained slot of old_ becomes a tombstone, not
 // empty, so ids placed past it in old_ are still found. Nothing is ever erased one by one:
@@ -43,6 +48,8 @@ namespace emsim::model {
 class IdIndex {
  public:
   static constexpr size_t kSlotsDrainedPerInsert = 4;  // one cache line of old_
+  static constexpr size_t kBytesZeroedPerInsert = 4096;  // one page of the spare
+  static constexpr size_t kSpareMinSlots = 8192;        // a live array of 128 KiB
   static constexpr size_t npos = static_cast<size_t>(-1);
 
   // key_of(row) returns the id of that row, as something comparable with a std::string_view.
@@ -57,7 +64,10 @@ class IdIndex {
   // Adds id -> row; false (and nothing changes but a growth step begun) when the id is there.
   template <class KeyOf>
   bool Insert(std::string_view id, size_t row, const KeyOf& key_of) {
-    if (old_.empty() && 2 * (live_size_ + 1) > live_.size()) Grow();
+    if (old_.empty()) {
+      if (2 * (live_size_ + 1) > live_.size()) Grow();
+      else PrepareSpare();
+    }
     const std::uint64_t h = Hash(id);
     if (!old_.empty() && Probe(old_, id, h, key_of) != npos) return false;
     const size_t mask = live_.size() - 1;
@@ -79,6 +89,7 @@ class IdIndex {
   void Clear() {
     live_ = SlotArray();
     old_ = SlotArray();
+    spare_ = Spare();
     live_size_ = old_size_ = cursor_ = 0;
   }
 
@@ -89,32 +100,41 @@ class IdIndex {
     if (2 * n <= live_.size()) return;
     size_t cap = 16;
     while (cap < 2 * n) cap *= 2;
+    spare_ = Spare();
     SlotArray bigger(cap);
     for (size_t i = 0; i < live_.size(); ++i)
       if (live_[i].row1 != kEmpty) Place(bigger, live_[i]);
     live_ = std::move(bigger);
   }
 
-  // For tests: entries still waiting in old_.
+  // For tests: entries still waiting in old_; bytes of the next step's array zeroed so far; the
+  // live array's size.
   size_t Pending() const { return old_size_; }
+  size_t SpareBytesZeroed() const { return spare_.zeroed; }
+  size_t LiveSlots() const { return live_.size(); }
 
  private:
   struct Slot {
     std::uint64_t hash;
     size_t row1;  // row + 1; kEmpty, or kMoved
   };
-  static constexpr size_t kEmpty = 0;  // all zero bits: see SlotArray
+  static constexpr size_t kEmpty = 0;  // all zero bits, so zeroing an array empties it
   static constexpr size_t kMoved = static_cast<size_t>(-1);  // a drained slot of old_
 
-  // A zero-filled array of slots from calloc (see the header comment); copyable, as Table is.
+  // An array of slots from malloc: zero-filled (written page by page, never read first), or left
+  // for the caller to zero (the spare). Copyable, as Table is.
+  enum class Uninitialized { kYes };
   class SlotArray {
    public:
     SlotArray() = default;
-    explicit SlotArray(size_t n) : n_(n), p_(n ? static_cast<Slot*>(std::calloc(n, sizeof(Slot))) : nullptr) {
+    explicit SlotArray(size_t n) : SlotArray(n, Uninitialized::kYes) {
+      if (n_) std::memset(static_cast<void*>(p_.get()), 0, n_ * sizeof(Slot));
+    }
+    SlotArray(size_t n, Uninitialized) : n_(n), p_(n ? static_cast<Slot*>(std::malloc(n * sizeof(Slot))) : nullptr) {
       if (n && !p_) throw std::bad_alloc();
     }
-    SlotArray(const SlotArray& o) : SlotArray(o.n_) {
-      if (n_) std::memcpy(p_.get(), o.p_.get(), n_ * sizeof(Slot));
+    SlotArray(const SlotArray& o) : SlotArray(o.n_, Uninitialized::kYes) {
+      if (n_) std::memcpy(static_cast<void*>(p_.get()), o.p_.get(), n_ * sizeof(Slot));
     }
     SlotArray(SlotArray&& o) noexcept : n_(std::exchange(o.n_, 0)), p_(std::move(o.p_)) {}
     SlotArray& operator=(SlotArray o) noexcept {
@@ -122,6 +142,7 @@ class IdIndex {
       p_ = std::move(o.p_);
       return *this;
     }
+    char* bytes() { return reinterpret_cast<char*>(p_.get()); }
     size_t size() const { return n_; }
     bool empty() const { return n_ == 0; }
     Slot& operator[](size_t i) { return p_[i]; }
@@ -156,10 +177,52 @@ class IdIndex {
     slots[i] = s;
   }
 
+  // The next growth step's array, zeroed up to `zeroed` bytes. A copy of the index starts without
+  // one (its bytes past `zeroed` are not initialized, so there is nothing to copy).
+  struct Spare {
+    SlotArray slots;
+    size_t zeroed = 0;
+    Spare() = default;
+    Spare(const Spare&) {}
+    Spare& operator=(const Spare&) {
+      *this = Spare();
+      return *this;
+    }
+    Spare(Spare&&) noexcept = default;
+    Spare& operator=(Spare&&) noexcept = default;
+  };
+
+  // Called on an insert that does not start a growth step: once the live array is close enough to
+  // half full that zeroing the spare a page per insert ends in time (it needs 2 * size / 256
+  // inserts; it starts twice that before the step), allocates the spare and zeroes one more page.
+  void PrepareSpare() {
+    const size_t n = live_.size();
+    if (n < kSpareMinSlots || 2 * (live_size_ + 1) + n / 32 <= n) return;
+    if (spare_.slots.size() != 2 * n) {
+      spare_.slots = SlotArray(2 * n, Uninitialized::kYes);
+      spare_.zeroed = 0;
+    }
+    ZeroSpare(kBytesZeroedPerInsert);
+  }
+
+  void ZeroSpare(size_t bytes) {
+    const size_t total = spare_.slots.size() * sizeof(Slot);
+    const size_t end = std::min(total, spare_.zeroed + bytes);
+    if (end > spare_.zeroed) std::memset(spare_.slots.bytes() + spare_.zeroed, 0, end - spare_.zeroed);
+    spare_.zeroed = end;
+  }
+
   void Grow() {
     old_ = std::move(live_);
     old_size_ = live_size_;
-    live_ = SlotArray(old_.empty() ? 16 : 2 * old_.size());
+    const size_t n = old_.empty() ? 16 : 2 * old_.size();
+    if (spare_.slots.size() == n) {
+      ZeroSpare(n * sizeof(Slot));  // normally done already; the rest otherwise
+      live_ = std::move(spare_.slots);
+    } else {
+      live_ = SlotArray(n);
+    }
+    spare_ = Spare();
     live_size_ = 0;
     cursor_ = 0;
     if (old_size_ == 0) old_ = SlotArray();
@@ -186,6 +249,7 @@ class IdIndex {
   size_t live_size_ = 0;
   size_t old_size_ = 0;
   size_t cursor_ = 0;  // old_'s slots below it are drained
+  Spare spare_;
 };
 
 }  // namespace emsim::model

@@ -100,6 +100,44 @@ TEST(IdIndex, EachInsertMovesABoundedNumberOfEntries) {
   EXPECT_EQ(index.Find("k123456", rows.KeyOf()), 123456u);
 }
 
+// The array a growth step moves to is zeroed ahead, a page per insert, and is ready when the step
+// starts: no insert zeroes a whole array, and no page of it is read before it is written.
+TEST(IdIndex, TheNextStepsArrayIsZeroedAheadAPagePerInsert) {
+  IdIndex index;
+  Rows rows;
+  size_t big_steps = 0;
+  for (size_t i = 0; i < 100000; ++i) {
+    rows.ids.push_back("z" + std::to_string(i));
+    const size_t zeroed_before = index.SpareBytesZeroed(), slots_before = index.LiveSlots();
+    ASSERT_TRUE(index.Insert(rows.ids.back(), i, rows.KeyOf()));
+    if (index.LiveSlots() != slots_before) {  // this insert started a growth step
+      if (slots_before >= IdIndex::kSpareMinSlots) {
+        ++big_steps;
+        EXPECT_EQ(zeroed_before, 2 * slots_before * 16) << "the spare was not ready at " << slots_before << " slots";
+      }
+      EXPECT_EQ(index.SpareBytesZeroed(), 0u);
+    } else {
+      ASSERT_LE(index.SpareBytesZeroed() - std::min(index.SpareBytesZeroed(), zeroed_before),
+                IdIndex::kBytesZeroedPerInsert);
+    }
+  }
+  EXPECT_GE(big_steps, 4u);  // 8192 -> 16384 -> ... -> 262144 slots
+  for (size_t i = 0; i < 100000; i += 101) EXPECT_EQ(index.Find("z" + std::to_string(i), rows.KeyOf()), i);
+  // A copy made while the spare is half zeroed does not take it, and grows correctly on its own.
+  while (index.SpareBytesZeroed() == 0) {
+    rows.ids.push_back("z" + std::to_string(rows.ids.size()));
+    ASSERT_TRUE(index.Insert(rows.ids.back(), rows.ids.size() - 1, rows.KeyOf()));
+  }
+  IdIndex copy = index;
+  EXPECT_EQ(copy.SpareBytesZeroed(), 0u);
+  const size_t slots = copy.LiveSlots();
+  for (size_t i = rows.ids.size(); copy.LiveSlots() == slots; ++i) {
+    rows.ids.push_back("z" + std::to_string(i));
+    ASSERT_TRUE(copy.Insert(rows.ids.back(), i, rows.KeyOf()));
+  }
+  for (size_t i = 0; i < rows.ids.size(); i += 7) EXPECT_EQ(copy.Find(rows.ids[i], rows.KeyOf()), i);
+}
+
 struct Row {
   std::string id;
   int v = 0;
