@@ -6,9 +6,13 @@
 // request, under the store's write lock, and the tables grow by a row per request. With
 // std::unordered_map<std::string, size_t> each insert allocated a node and a copy of the 36-byte
 // id, and each lookup chased bucket -> node -> key through three cache misses: the three inserts of
-// a MONTHLY purchase were ~10% of its CPU samples at 100k+ rows (issue 7). Here a slot is 16 bytes
-// (the id's 64-bit hash and the row), a fresh id is refused or placed after touching one cache
+// a MONTHLY purchase were ~10% of its CPU samples at 100k+ rows (issue 7). Here a slot is 8 bytes
+// (32 bits of the id's hash and the row), a fresh id is refused or placed after touching one cache
 // line, and the id itself is read from the row (the caller's `key_of`) only when a hash matches.
+// 8 bytes, not 16 (a 64-bit hash and a size_t row): a purchase adds an entry to three indexes, and
+// at two to four slots per entry the wider slots were ~240 bytes of the ~2 KB it adds to memory.
+// A 32-bit hash still tells ids apart (a false match costs one id comparison) and still places
+// entries in arrays of up to 2^32 slots; rows are limited to 2^32 - 2.
 //
 // Why steps: growing a hash table rehashes every entry, and under the write lock that stalled
 // every concurrent request (45 ms at 85k rows, the whole MONTHLY p99 of the time). When the live
@@ -40,6 +44,7 @@
 #include <functional>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <string_view>
 #include <utility>
 
@@ -49,14 +54,15 @@ class IdIndex {
  public:
   static constexpr size_t kSlotsDrainedPerInsert = 4;  // one cache line of old_
   static constexpr size_t kBytesZeroedPerInsert = 4096;  // one page of the spare
-  static constexpr size_t kSpareMinSlots = 8192;        // a live array of 128 KiB
+  static constexpr size_t kSpareMinSlots = 16384;       // a live array of 128 KiB
+  static constexpr size_t kSlotBytes = 8;
   static constexpr size_t npos = static_cast<size_t>(-1);
 
   // key_of(row) returns the id of that row, as something comparable with a std::string_view.
 
   template <class KeyOf>
   size_t Find(std::string_view id, const KeyOf& key_of) const {
-    const std::uint64_t h = Hash(id);
+    const std::uint32_t h = Hash(id);
     if (size_t row = Probe(live_, id, h, key_of); row != npos) return row;
     return old_.empty() ? npos : Probe(old_, id, h, key_of);
   }
@@ -68,13 +74,14 @@ class IdIndex {
       if (2 * (live_size_ + 1) > live_.size()) Grow();
       else PrepareSpare();
     }
-    const std::uint64_t h = Hash(id);
+    if (row >= kMaxRow) throw std::length_error("IdIndex: more than 2^32 - 2 rows");
+    const std::uint32_t h = Hash(id);
     if (!old_.empty() && Probe(old_, id, h, key_of) != npos) return false;
     const size_t mask = live_.size() - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
       Slot& s = live_[i];
       if (s.row1 == kEmpty) {
-        s = {h, row + 1};
+        s = {h, static_cast<std::uint32_t>(row + 1)};
         ++live_size_;
         break;
       }
@@ -115,11 +122,13 @@ class IdIndex {
 
  private:
   struct Slot {
-    std::uint64_t hash;
-    size_t row1;  // row + 1; kEmpty, or kMoved
+    std::uint32_t hash;
+    std::uint32_t row1;  // row + 1; kEmpty, or kMoved
   };
-  static constexpr size_t kEmpty = 0;  // all zero bits, so zeroing an array empties it
-  static constexpr size_t kMoved = static_cast<size_t>(-1);  // a drained slot of old_
+  static_assert(sizeof(Slot) == kSlotBytes);
+  static constexpr std::uint32_t kEmpty = 0;  // all zero bits, so zeroing an array empties it
+  static constexpr std::uint32_t kMoved = ~std::uint32_t{0};  // a drained slot of old_
+  static constexpr size_t kMaxRow = kMoved - 1;  // row + 1 must differ from kMoved
 
   // An array of slots from malloc: zero-filled (written page by page, never read first), or left
   // for the caller to zero (the spare). Copyable, as Table is.
@@ -156,10 +165,13 @@ class IdIndex {
     std::unique_ptr<Slot[], Free> p_;
   };
 
-  static std::uint64_t Hash(std::string_view id) { return std::hash<std::string_view>{}(id); }
+  static std::uint32_t Hash(std::string_view id) {
+    const std::uint64_t h = std::hash<std::string_view>{}(id);
+    return static_cast<std::uint32_t>(h ^ (h >> 32));
+  }
 
   template <class KeyOf>
-  static size_t Probe(const SlotArray& slots, std::string_view id, std::uint64_t h, const KeyOf& key_of) {
+  static size_t Probe(const SlotArray& slots, std::string_view id, std::uint32_t h, const KeyOf& key_of) {
     if (slots.empty()) return npos;
     const size_t mask = slots.size() - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
@@ -192,9 +204,9 @@ class IdIndex {
     Spare& operator=(Spare&&) noexcept = default;
   };
 
-  // Called on an insert that does not start a growth step: once the live array is close enough to
-  // half full that zeroing the spare a page per insert ends in time (it needs 2 * size / 256
-  // inserts; it starts twice that before the step), allocates the spare and zeroes one more page.
+  // Called on an insert that does not start a growth step: once the live array is within size/64
+  // entries of half full, allocates the spare and zeroes one more page of it. Zeroing it all takes
+  // 2 * size * kSlotBytes / 4096 = size/256 inserts, so it ends well before the step.
   void PrepareSpare() {
     const size_t n = live_.size();
     if (n < kSpareMinSlots || 2 * (live_size_ + 1) + n / 32 <= n) return;

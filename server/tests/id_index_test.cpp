@@ -113,7 +113,7 @@ TEST(IdIndex, TheNextStepsArrayIsZeroedAheadAPagePerInsert) {
     if (index.LiveSlots() != slots_before) {  // this insert started a growth step
       if (slots_before >= IdIndex::kSpareMinSlots) {
         ++big_steps;
-        EXPECT_EQ(zeroed_before, 2 * slots_before * 16) << "the spare was not ready at " << slots_before << " slots";
+        EXPECT_EQ(zeroed_before, 2 * slots_before * IdIndex::kSlotBytes) << "the spare was not ready at " << slots_before << " slots";
       }
       EXPECT_EQ(index.SpareBytesZeroed(), 0u);
     } else {
@@ -121,7 +121,7 @@ TEST(IdIndex, TheNextStepsArrayIsZeroedAheadAPagePerInsert) {
                 IdIndex::kBytesZeroedPerInsert);
     }
   }
-  EXPECT_GE(big_steps, 4u);  // 8192 -> 16384 -> ... -> 262144 slots
+  EXPECT_GE(big_steps, 4u);  // from 16384 slots to 32768, ..., 262144
   for (size_t i = 0; i < 100000; i += 101) EXPECT_EQ(index.Find("z" + std::to_string(i), rows.KeyOf()), i);
   // A copy made while the spare is half zeroed does not take it, and grows correctly on its own.
   while (index.SpareBytesZeroed() == 0) {
