@@ -165,10 +165,30 @@ int HttpServer::Bind(const std::string& host, int port) {
   return bound;
 }
 
-void HttpServer::Serve() { server_->listen_after_bind(); }
+void HttpServer::Serve() {
+  serve_entered_ = true;
+  if (!stop_requested_) server_->listen_after_bind();
+  serve_done_ = true;
+}
 
 void HttpServer::Stop() {
-  if (server_) server_->stop();
+  // httplib's stop() closes the listening socket only once its listen loop is running; called
+  // before that (a test that starts a server and stops it at once), it did nothing and the loop
+  // then served for ever: App::Stop hung joining it (seen as a 120 s ctest timeout). Both sides
+  // write their flag before reading the other's (sequentially consistent atomics), so either
+  // Serve sees the request and never listens, or Stop sees Serve entered and waits until the loop
+  // runs to stop it, or until Serve is done.
+  if (!server_) return;
+  stop_requested_ = true;
+  if (!serve_entered_) return;
+  bool stopped = false;
+  while (!serve_done_) {
+    if (!stopped && server_->is_running()) {
+      server_->stop();
+      stopped = true;
+    }
+    std::this_thread::yield();
+  }
 }
 
 bool HttpServer::IsRunning() const { return server_->is_running(); }

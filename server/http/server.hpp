@@ -1,6 +1,7 @@
 #pragma once
 // httplib glue: the only file that knows cpp-httplib on the serving side. Settings follow the
 // measurements in issue 7 (TCP_NODELAY, long keep-alive, a worker pool sized for connections).
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -19,8 +20,9 @@ class HttpServer {
 
   // Binds (port 0 picks a free port) and answers the bound port; throws when it cannot bind.
   int Bind(const std::string& host, int port);
-  // Serves until Stop(); blocking.
+  // Serves until Stop(); blocking. Returns at once when Stop() came first.
   void Serve();
+  // Ends Serve(), whether it is serving, about to, or not called yet; safe from any thread.
   void Stop();
   bool IsRunning() const;
 
@@ -29,6 +31,9 @@ class HttpServer {
   Router& router_;
   std::unique_ptr<httplib::Server> server_;
   int listen_fd_ = -1;  // the listening socket, to raise its backlog after httplib listens
+  // cpp-httplib's stop() does nothing before its listen loop has started, and the loop then runs
+  // for ever: Serve and Stop meet through these instead (see Stop).
+  std::atomic<bool> stop_requested_{false}, serve_entered_{false}, serve_done_{false};
 };
 
 }  // namespace emsim::http

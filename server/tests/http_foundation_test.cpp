@@ -1,10 +1,13 @@
 // In-process HTTP tier for the foundation: the pipeline's every error path, the first five
 // endpoints, and the first part of the control plane. Each test has its own server on port 0.
+#include <chrono>
 #include <filesystem>
+#include <future>
 #include <fstream>
 #include <regex>
 
 #include "http/router.hpp"
+#include "http/server.hpp"
 #include "model/messages.hpp"
 #include "tests/test_server.hpp"
 
@@ -274,6 +277,30 @@ TEST(Pipeline, EveryResponseCarriesARequestIdAndIsJournaled) {
   j = server.Get("/_sim/requests?status=400&limit=1", "");
   ASSERT_EQ(j.body["requests"].size(), 1u);
   EXPECT_EQ(j.body["requests"][0]["validationErrors"][0]["param"], "page");
+}
+
+// A server stopped before its serving thread started listening ends anyway. cpp-httplib's stop()
+// did nothing before its listen loop ran, so a test that started emsim and stopped it at once
+// could hang in App::Stop (a ctest timeout). The wait_for only bounds a failure: it never
+// decides a pass.
+TEST(Pipeline, AServerStoppedBeforeItServesEnds) {
+  TestServer server;
+  http::Router router(server.svc());
+  {
+    http::HttpServer early(server.svc(), router);
+    early.Bind("127.0.0.1", 0);
+    early.Stop();  // before Serve() is even called
+    auto served = std::async(std::launch::async, [&] { early.Serve(); });
+    ASSERT_EQ(served.wait_for(std::chrono::seconds(60)), std::future_status::ready);
+  }
+  // Stop racing the serving thread's start, at every point of it.
+  for (int i = 0; i < 50; ++i) {
+    http::HttpServer racing(server.svc(), router);
+    racing.Bind("127.0.0.1", 0);
+    auto served = std::async(std::launch::async, [&] { racing.Serve(); });
+    racing.Stop();
+    ASSERT_EQ(served.wait_for(std::chrono::seconds(60)), std::future_status::ready) << "round " << i;
+  }
 }
 
 TEST(Pipeline, JournalIsBounded) {
