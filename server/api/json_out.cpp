@@ -295,6 +295,17 @@ void AppendJsonString(std::string& out, std::string_view s) {
   out.resize(static_cast<size_t>(e - out.data()));
 }
 
+void JsonOut::Quoted(std::string_view s) {
+  char* e = WriteQuoted(Room(RoomFor(s.size())), s);
+  if (e == nullptr) {  // invalid UTF-8: nlohmann's serializer throws its own error
+    Flush();
+    out_ += QuotedByNlohmann(s);
+    n_ = out_.size();
+    return;
+  }
+  n_ = static_cast<size_t>(e - out_.data());
+}
+
 void AppendJson(std::string& out, const json& v) {
   Sink sink(out, 256);
   Write(sink, v);

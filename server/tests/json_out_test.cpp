@@ -26,6 +26,30 @@ TEST(JsonOut, EscapesLikeNlohmann) {
   EXPECT_EQ(w.str(), R"([[],{},["a","b"],null])");
 }
 
+// The writer sizes its buffer ahead and cuts it on str(): the bytes stay those of dump() across
+// many growths, between str() calls, and around values written through nlohmann; invalid UTF-8
+// throws dump()'s error.
+TEST(JsonOut, GrowsItsBufferAndKeepsWritingAfterStr) {
+  api::JsonOut w;
+  json expected = json::array();
+  w.BeginArray();
+  for (int i = 0; i < 3000; ++i) {
+    const std::string s = "item-" + std::to_string(i) + (i % 7 == 0 ? "\"quoted\"" : "");
+    w.BeginObject().Key("n").Int(i).Key("s").String(s).Key("t").Time(i * 1000).Key("b").Bool(i % 2 == 0);
+    w.Key("v").Value(json{{"k", i}}).EndObject();
+    expected.push_back({{"n", i}, {"s", s}, {"t", model::FormatIso(i * 1000)}, {"b", i % 2 == 0}, {"v", {{"k", i}}}});
+    if (i == 1500) {
+      EXPECT_EQ(w.str().back(), '}');  // a look half way does not disturb the rest
+    }
+  }
+  w.EndArray();
+  EXPECT_EQ(json::parse(w.str()), expected);
+  EXPECT_EQ(w.str().size(), expected.dump().size()) << "nothing left over from the room made ahead";
+  api::JsonOut bad;
+  bad.BeginArray();
+  EXPECT_THROW(bad.String(std::string("\xff\xfe")), json::type_error);
+}
+
 TEST(JsonOut, RecordWritersGiveTheBytesOfTheRecordFunctions) {
   model::State s = sim::LoadFixtureFile(app::DefaultFixturePath(), 1).state;
   // Edge values the default fixture lacks: no name servers, every optional null, escapes.
