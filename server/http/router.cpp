@@ -196,10 +196,15 @@ std::optional<model::Error> Router::CheckRequest(const Route& route, Request& re
   // ---- schema validation (Part 7) ----------------------------------------------------------------
   // The validated document is {query, body}; its parts are moved in and back out rather than
   // copied (a copy of the body was a visible share of a POST, issue 7).
+  // A body sent without a query is first checked on its own, in place, when the schema allows it
+  // (schema/registry.hpp): a conforming body, the usual POST, then needs no document at all.
+  const std::string schema = std::string("requests/") + route.operationId;
+  const bool body_alone = req.hasBody && req.query.is_object() && req.query.empty();
+  if (body_alone && svc_.schemas.BodyConformsAlone(schema, req.body)) return std::nullopt;
   json doc = json::object();
   doc["query"] = std::move(req.query);
   if (req.hasBody) doc["body"] = std::move(req.body);
-  auto errors = svc_.schemas.CheckRequest(std::string("requests/") + route.operationId, doc);
+  auto errors = svc_.schemas.CheckRequest(schema, doc, !body_alone);
   req.query = std::move(doc["query"]);
   if (req.hasBody) req.body = std::move(doc["body"]);
   if (errors.empty()) return std::nullopt;
@@ -360,7 +365,7 @@ Response Router::Finish(Request& req, Response res, const model::Millis started,
     entry.operationId = std::move(req.operationId);
     entry.status = res.status;
     entry.hasBody = req.hasBody;
-    if (req.hasBody) entry.body = std::move(req.body);
+    if (req.hasBody) entry.body = std::move(req.rawBody);
     else if (!req.rawBody.empty()) entry.rawBody = req.rawBody.substr(0, 4096);
     if (res.status >= 400 && !res.raw && res.body.is_object()) {
       // Serialized here rather than in the server's Write, so the journal keeps the same text.

@@ -278,21 +278,32 @@ const json& Registry::Resolved(const std::string& name) const {
   return it->second->resolved;
 }
 
-std::vector<Issue> Registry::Check(const std::string& name, const json& doc) const {
+namespace {
+// One validator per thread, kept: a valijson Validator caches the std::regex of each `pattern` it
+// meets, and a new one per request compiled them again every time (issue 7). The cache is keyed
+// by the pattern's text, so one validator serves every schema.
+valijson::Validator& ThreadValidator() {
+  static thread_local valijson::Validator validator;
+  return validator;
+}
+}  // namespace
+
+bool Registry::BodyConformsAlone(const std::string& name, const json& body) const {
   auto it = schemas_.find(name);
   if (it == schemas_.end()) throw std::out_of_range("no schema " + name);
-  // One validator per thread, kept: a valijson Validator caches the std::regex of each `pattern`
-  // it meets, and a new one per request compiled them again every time (issue 7). The cache is
-  // keyed by the pattern's text, so one validator serves every schema.
-  static thread_local valijson::Validator validator;
-  if (shortcut_ && doc.is_object() && doc.size() == 2 && doc.contains("body")) {
+  const valijson::Schema* body_schema = shortcut_ ? it->second->BodyOnly() : nullptr;
+  if (!body_schema) return false;
+  valijson::adapters::NlohmannJsonAdapter adapter(body);
+  return ThreadValidator().validate(*body_schema, adapter, nullptr);
+}
+
+std::vector<Issue> Registry::Check(const std::string& name, const json& doc, bool body_alone) const {
+  auto it = schemas_.find(name);
+  if (it == schemas_.end()) throw std::out_of_range("no schema " + name);
+  valijson::Validator& validator = ThreadValidator();
+  if (body_alone && doc.is_object() && doc.size() == 2 && doc.contains("body")) {
     const auto q = doc.find("query");
-    if (q != doc.end() && q->is_object() && q->empty()) {
-      if (const valijson::Schema* body = it->second->BodyOnly()) {
-        valijson::adapters::NlohmannJsonAdapter adapter(doc.at("body"));
-        if (validator.validate(*body, adapter, nullptr)) return {};
-      }
-    }
+    if (q != doc.end() && q->is_object() && q->empty() && BodyConformsAlone(name, doc.at("body"))) return {};
   }
   // Kept too: a ValidationResults is a std::deque, which allocates its first block on construction,
   // even for the valid request that records nothing. Every error is popped below; the check
@@ -349,9 +360,9 @@ std::string ParamName(const std::vector<std::string>& path, const json& doc, siz
   return out;
 }
 
-std::vector<model::FieldError> Registry::CheckRequest(const std::string& name, const json& doc) const {
+std::vector<model::FieldError> Registry::CheckRequest(const std::string& name, const json& doc, bool body_alone) const {
   std::vector<model::FieldError> out;
-  for (const auto& issue : Check(name, doc)) {
+  for (const auto& issue : Check(name, doc, body_alone)) {
     model::FieldError fe;
     fe.location = issue.path.empty() ? "body" : issue.path[0];
     fe.param = ParamName(issue.path, doc, 1);

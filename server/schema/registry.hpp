@@ -39,16 +39,21 @@ class Registry {
   // Validates `doc`; empty when it conforms. Leaf problems only (valijson's "failed to validate
   // property x" wrappers are dropped), each with a message from the schema: its "errorMessage"
   // when present, else one derived from the keyword that failed.
-  std::vector<Issue> Check(const std::string& name, const json& doc) const;
+  // `body_alone` false skips the body-only check (a caller that made it already, BodyConformsAlone).
+  std::vector<Issue> Check(const std::string& name, const json& doc, bool body_alone = true) const;
   // Whether a request document with an empty query is checked against the body's schema alone
   // first (registry.cpp, Compiled::BodyOnly), and a switch for tests that compare both ways.
   bool ChecksBodyAlone(const std::string& name) const;
   void SetBodyShortcut(bool on) { shortcut_ = on; }
+  // That check on its own, for a caller holding the body outside a document: true when `body`,
+  // sent with an empty query, conforms to the body's schema; false when it does not, or the schema
+  // has no such check (then check the whole document).
+  bool BodyConformsAlone(const std::string& name, const json& body) const;
 
   // Request validation (Part 7 400 shape): `doc` is {"query": {...}, "body": ...}; the first path
   // segment becomes `location`, the rest the dotted `param` ("walletBalance.currentBalance",
   // arrays as "mailboxIds[1]").
-  std::vector<model::FieldError> CheckRequest(const std::string& name, const json& doc) const;
+  std::vector<model::FieldError> CheckRequest(const std::string& name, const json& doc, bool body_alone = true) const;
 
  private:
   struct Compiled;

@@ -29,7 +29,10 @@ json ToJson(const JournalEntry& e) {
               {"query", e.query.is_null() ? json::object() : e.query},
               {"operationId", e.operationId.empty() ? json(nullptr) : json(e.operationId)},
               {"status", e.status}};
-  if (e.hasBody) out["body"] = Redact(e.body);
+  if (e.hasBody) {
+    json body = json::parse(e.body, nullptr, false);  // it parsed when the request came
+    out["body"] = body.is_discarded() ? json() : Redact(body);
+  }
   else if (!e.rawBody.empty()) out["rawBody"] = RedactRawBody(e.rawBody);  // a password in an unparsable body
   json response = e.response.empty() ? json() : json::parse(e.response, nullptr, false);
   if (response.is_discarded()) response = json();
