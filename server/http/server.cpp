@@ -177,18 +177,13 @@ void HttpServer::Stop() {
   // then served for ever: App::Stop hung joining it (seen as a 120 s ctest timeout). Both sides
   // write their flag before reading the other's (sequentially consistent atomics), so either
   // Serve sees the request and never listens, or Stop sees Serve entered and waits until the loop
-  // runs to stop it, or until Serve is done.
+  // runs to stop it, or until Serve is done. The wait is only for the loop to start: Stop does not
+  // wait for the workers to finish (App::Stop joins the serving thread for that).
   if (!server_) return;
   stop_requested_ = true;
   if (!serve_entered_) return;
-  bool stopped = false;
-  while (!serve_done_) {
-    if (!stopped && server_->is_running()) {
-      server_->stop();
-      stopped = true;
-    }
-    std::this_thread::yield();
-  }
+  while (!serve_done_ && !server_->is_running()) std::this_thread::yield();
+  if (server_->is_running()) server_->stop();
 }
 
 bool HttpServer::IsRunning() const { return server_->is_running(); }

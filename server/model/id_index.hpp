@@ -23,7 +23,7 @@
 // still under half full, so a growth step never starts while another is under way. Lookups look
 // in both arrays. This is Redis's incremental rehashing.
 //
-// Why a spare, zeroed ahead: a growth step's new array is large (32 MiB at a million rows).
+// Why a spare, zeroed ahead: a growth step's new array is large (16 MiB at a million rows).
 // Zero-filling it in one go at the step stalled every request behind the write lock (p99 34 ms in
 // the benchmark). Taking it from calloc spread that cost over the inserts, but made each page's
 // first touch a read (a probe): the kernel maps its shared zero page, and the write that follows
@@ -70,11 +70,11 @@ class IdIndex {
   // Adds id -> row; false (and nothing changes but a growth step begun) when the id is there.
   template <class KeyOf>
   bool Insert(std::string_view id, size_t row, const KeyOf& key_of) {
+    if (row >= kMaxRow) throw std::length_error("IdIndex: more than 2^32 - 2 rows");
     if (old_.empty()) {
       if (2 * (live_size_ + 1) > live_.size()) Grow();
       else PrepareSpare();
     }
-    if (row >= kMaxRow) throw std::length_error("IdIndex: more than 2^32 - 2 rows");
     const std::uint32_t h = Hash(id);
     if (!old_.empty() && Probe(old_, id, h, key_of) != npos) return false;
     const size_t mask = live_.size() - 1;

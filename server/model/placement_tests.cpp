@@ -69,12 +69,11 @@ Result<PlacementReceipt> PurchasePlacementTests(State& s, const Caller& caller, 
   std::vector<std::string> unknown, repeated;
   std::vector<const Mailbox*> mailboxes;
   mailboxes.reserve(request.mailboxIds.size());
-  for (size_t i = 0; i < request.mailboxIds.size(); ++i) {
-    const std::string& id = request.mailboxIds[i];
-    const bool again = request.mailboxIds.size() > kScanUpTo
-                           ? !seen.insert(id).second
-                           : std::find(request.mailboxIds.begin(), request.mailboxIds.begin() + static_cast<std::ptrdiff_t>(i), id) !=
-                                 request.mailboxIds.begin() + static_cast<std::ptrdiff_t>(i);
+  const auto& ids = request.mailboxIds;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const std::string& id = ids[i];
+    const auto before = ids.begin() + static_cast<std::ptrdiff_t>(i);
+    const bool again = ids.size() > kScanUpTo ? !seen.insert(id).second : std::find(ids.begin(), before, id) != before;
     if (again) {
       repeated.push_back(id);
       continue;
