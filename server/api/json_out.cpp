@@ -268,7 +268,10 @@ void AppendJsonKey(std::string& out, std::string_view k, bool comma) {
     out += ':';
     return;
   }
-  AppendPlainJsonKey(out, k, comma);  // `,"key":` in one write: a list page writes hundreds of keys
+  // `,"key":` in one write: a list page writes hundreds of keys.
+  const size_t at = out.size();
+  out.resize(at + k.size() + 3 + (comma ? 1 : 0));
+  WritePlainJsonKey(out.data() + at, k, comma);
 }
 
 void AppendJsonString(std::string& out, std::string_view s) {

@@ -288,13 +288,17 @@ valijson::Validator& ThreadValidator() {
 }
 }  // namespace
 
-bool Registry::BodyConformsAlone(const std::string& name, const json& body) const {
-  auto it = schemas_.find(name);
-  if (it == schemas_.end()) throw std::out_of_range("no schema " + name);
-  const valijson::Schema* body_schema = shortcut_ ? it->second->BodyOnly() : nullptr;
+bool Registry::BodyConforms(const Compiled& c, const json& body) const {
+  const valijson::Schema* body_schema = shortcut_ ? c.BodyOnly() : nullptr;
   if (!body_schema) return false;
   valijson::adapters::NlohmannJsonAdapter adapter(body);
   return ThreadValidator().validate(*body_schema, adapter, nullptr);
+}
+
+bool Registry::BodyConformsAlone(const std::string& name, const json& body) const {
+  auto it = schemas_.find(name);
+  if (it == schemas_.end()) throw std::out_of_range("no schema " + name);
+  return BodyConforms(*it->second, body);
 }
 
 std::vector<Issue> Registry::Check(const std::string& name, const json& doc, bool body_alone) const {
@@ -303,7 +307,7 @@ std::vector<Issue> Registry::Check(const std::string& name, const json& doc, boo
   valijson::Validator& validator = ThreadValidator();
   if (body_alone && doc.is_object() && doc.size() == 2 && doc.contains("body")) {
     const auto q = doc.find("query");
-    if (q != doc.end() && q->is_object() && q->empty() && BodyConformsAlone(name, doc.at("body"))) return {};
+    if (q != doc.end() && q->is_object() && q->empty() && BodyConforms(*it->second, doc.at("body"))) return {};
   }
   // Kept too: a ValidationResults is a std::deque, which allocates its first block on construction,
   // even for the valid request that records nothing. Every error is popped below; the check

@@ -57,6 +57,8 @@ class Registry {
 
  private:
   struct Compiled;
+  // The body-only check of one compiled schema (false when it has none, or the shortcut is off).
+  bool BodyConforms(const Compiled& c, const json& body) const;
   std::map<std::string, std::unique_ptr<Compiled>> schemas_;
   bool shortcut_ = true;
 };
