@@ -5,6 +5,7 @@
 #include <future>
 #include <fstream>
 #include <regex>
+#include <set>
 
 #include "http/router.hpp"
 #include "http/server.hpp"
@@ -277,6 +278,55 @@ TEST(Pipeline, EveryResponseCarriesARequestIdAndIsJournaled) {
   j = server.Get("/_sim/requests?status=400&limit=1", "");
   ASSERT_EQ(j.body["requests"].size(), 1u);
   EXPECT_EQ(j.body["requests"][0]["validationErrors"][0]["param"], "page");
+}
+
+// GETs are answered from httplib's pre-routing hook (http/server.cpp), other methods after its
+// routing. What the hook must keep: query parameters reach the router, several GETs on one
+// keep-alive connection are each answered and journaled, a HEAD still takes the routed path
+// (the router has no HEAD routes: 405), and a GET of a target that is not a path gets the spec's
+// 404, journaled, rather than httplib's own.
+TEST(Pipeline, GetsAnsweredBeforeHttplibRoutingKeepEveryBehaviour) {
+  TestServer server;
+  std::set<std::string> ids;
+  for (int i = 0; i < 3; ++i) {  // one httplib::Client: a keep-alive connection
+    auto r = server.Get("/v1/workspace/list");
+    ASSERT_EQ(r.status, 200) << r.raw;
+    EXPECT_EQ(r.body["data"].size(), 2u);
+    ids.insert(r.Header("x-request-id"));
+  }
+  EXPECT_EQ(ids.size(), 3u);
+  auto q = server.Get("/v1/domain/list?contains=north&page=1");
+  ASSERT_EQ(q.status, 200) << q.raw;
+  ASSERT_FALSE(q.body["data"]["domains"].empty()) << q.raw;
+  for (const auto& d : q.body["data"]["domains"])
+    EXPECT_NE(d["domain"].get<std::string>().find("north"), std::string::npos) << d;
+  auto bad = server.Get("/v1/mailbox/list?page=0");
+  ASSERT_EQ(bad.status, 400);
+  EXPECT_EQ(bad.body["errors"][0]["param"], "page");
+
+  auto head = server.Send("HEAD", "/v1/workspace/list", "", kAliceKey, {});
+  EXPECT_EQ(head.status, 405);
+
+  httplib::Client raw("127.0.0.1", server.port());
+  httplib::Request star;
+  star.method = "GET";
+  star.path = "*";
+  auto res = raw.send(star);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 404);
+  auto body = json::parse(res->body, nullptr, false);
+  EXPECT_EQ(body.value("status", 0), 404) << res->body;
+  EXPECT_TRUE(body.contains("errorId")) << res->body;
+
+  auto journal = server.Get("/_sim/requests?method=GET", "");
+  ASSERT_EQ(journal.status, 200);
+  size_t lists = 0, stars = 0;
+  for (const auto& e : journal.body["requests"]) {
+    if (e["path"] == "/v1/workspace/list") ++lists;
+    if (e["path"] == "*") ++stars;
+  }
+  EXPECT_EQ(lists, 3u);
+  EXPECT_EQ(stars, 1u);
 }
 
 // A server stopped before its serving thread started listening ends anyway. cpp-httplib's stop()
