@@ -194,19 +194,24 @@ std::optional<model::Error> Router::CheckRequest(const Route& route, Request& re
   }
 
   // ---- schema validation (Part 7) ----------------------------------------------------------------
-  // The validated document is {query, body}; its parts are moved in and back out rather than
-  // copied (a copy of the body was a visible share of a POST, issue 7).
-  // A body sent without a query is first checked on its own, in place, when the schema allows it
-  // (schema/registry.hpp): a conforming body, the usual POST, then needs no document at all.
+  // A body sent without a query is checked on its own, in place, when the schema allows it
+  // (schema/registry.hpp): one pass that gives the same field errors as the whole {query, body}
+  // document would, and no document is built. Otherwise the document is built, its parts moved in
+  // and back out rather than copied (a copy of the body was a visible share of a POST, issue 7).
   const std::string schema = std::string("requests/") + route.operationId;
-  const bool body_alone = req.hasBody && req.query.is_object() && req.query.empty();
-  if (body_alone && svc_.schemas.BodyConformsAlone(schema, req.body)) return std::nullopt;
-  json doc = json::object();
-  doc["query"] = std::move(req.query);
-  if (req.hasBody) doc["body"] = std::move(req.body);
-  auto errors = svc_.schemas.CheckRequest(schema, doc, !body_alone);
-  req.query = std::move(doc["query"]);
-  if (req.hasBody) req.body = std::move(doc["body"]);
+  std::vector<model::FieldError> errors;
+  std::optional<std::vector<model::FieldError>> body_errors;
+  if (req.hasBody && req.query.is_object() && req.query.empty()) body_errors = svc_.schemas.CheckBody(schema, req.body);
+  if (body_errors) {
+    errors = std::move(*body_errors);
+  } else {
+    json doc = json::object();
+    doc["query"] = std::move(req.query);
+    if (req.hasBody) doc["body"] = std::move(req.body);
+    errors = svc_.schemas.CheckRequest(schema, doc, false);
+    req.query = std::move(doc["query"]);
+    if (req.hasBody) req.body = std::move(doc["body"]);
+  }
   if (errors.empty()) return std::nullopt;
   model::Error err{model::ErrorCode::kValidation, model::msg::kValidationFailed, std::move(errors)};
   err.message = std::string(model::msg::kValidationFailed) + ": " + err.errors.front().msg;

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -288,34 +289,25 @@ valijson::Validator& ThreadValidator() {
 }
 }  // namespace
 
-bool Registry::BodyConforms(const Compiled& c, const json& body) const {
-  const valijson::Schema* body_schema = shortcut_ ? c.BodyOnly() : nullptr;
-  if (!body_schema) return false;
-  valijson::adapters::NlohmannJsonAdapter adapter(body);
-  return ThreadValidator().validate(*body_schema, adapter, nullptr);
-}
+const valijson::Schema* Registry::BodySchema(const Compiled& c) const { return shortcut_ ? c.BodyOnly() : nullptr; }
 
-bool Registry::BodyConformsAlone(const std::string& name, const json& body) const {
-  auto it = schemas_.find(name);
-  if (it == schemas_.end()) throw std::out_of_range("no schema " + name);
-  return BodyConforms(*it->second, body);
-}
-
-std::vector<Issue> Registry::Check(const std::string& name, const json& doc, bool body_alone) const {
-  auto it = schemas_.find(name);
-  if (it == schemas_.end()) throw std::out_of_range("no schema " + name);
-  valijson::Validator& validator = ThreadValidator();
-  if (body_alone && doc.is_object() && doc.size() == 2 && doc.contains("body")) {
-    const auto q = doc.find("query");
-    if (q != doc.end() && q->is_object() && q->empty() && BodyConforms(*it->second, doc.at("body"))) return {};
-  }
+// One pass of valijson over `target`, collecting every error. The body-only schema is checked
+// with its paths rooted at "body" (`under_body`), so its issues are those the whole schema would
+// report for the same body: the same leaves, in the same order (the whole schema's root passes an
+// empty query and finds the required body, so all it adds are wrapper lines, dropped below).
+// A conforming document costs what a pass without results costs: valijson only stops earlier
+// without them once something fails, and no request schema has anyOf/oneOf, the keywords that
+// allocate results of their own (issue 7: the 400 path checked a body twice, once to learn that
+// it fails and once more as a whole for the messages).
+std::vector<Issue> Registry::Issues(const Compiled& c, const valijson::Schema& schema, const json& target,
+                                    bool under_body) const {
   // Kept too: a ValidationResults is a std::deque, which allocates its first block on construction,
   // even for the valid request that records nothing. Every error is popped below; the check
   // covers an exception that left some behind.
   static thread_local valijson::ValidationResults results;
   if (results.numErrors() != 0) results = valijson::ValidationResults();
-  valijson::adapters::NlohmannJsonAdapter adapter(doc);
-  if (validator.validate(it->second->schema, adapter, &results)) return {};
+  valijson::adapters::NlohmannJsonAdapter adapter(target);
+  if (ThreadValidator().validate(schema, adapter, &results)) return {};
   std::vector<Issue> issues;
   std::set<std::string> seen;
   valijson::ValidationResults::Error e;
@@ -328,6 +320,7 @@ std::vector<Issue> Registry::Check(const std::string& name, const json& doc, boo
         d.rfind("Failed to validate against additional properties", 0) == 0)
       continue;
     Issue issue;
+    if (under_body) issue.path.push_back("body");
     for (size_t i = 1; i < e.context.size(); ++i) issue.path.push_back(Unbracket(e.context[i]));
     const auto req = d.find("Missing required property '");
     if (req != std::string::npos) {
@@ -335,49 +328,96 @@ std::vector<Issue> Registry::Check(const std::string& name, const json& doc, boo
       issue.path.push_back(d.substr(start, d.find('\'', start) - start));
       issue.message = "is required";
     } else {
-      issue.message = Describe(SchemaAt(it->second->resolved, issue.path), d);
+      issue.message = Describe(SchemaAt(c.resolved, issue.path), d);
     }
     if (seen.insert(issue.Pointer() + "\n" + issue.message).second) issues.push_back(std::move(issue));
   }
   return issues;
 }
 
-std::string ParamName(const std::vector<std::string>& path, const json& doc, size_t skip) {
+std::vector<Issue> Registry::Check(const std::string& name, const json& doc, bool body_alone) const {
+  auto it = schemas_.find(name);
+  if (it == schemas_.end()) throw std::out_of_range("no schema " + name);
+  const Compiled& c = *it->second;
+  if (body_alone && doc.is_object() && doc.size() == 2 && doc.contains("body")) {
+    const auto q = doc.find("query");
+    if (q != doc.end() && q->is_object() && q->empty())
+      if (const valijson::Schema* body = BodySchema(c)) return Issues(c, *body, doc.at("body"), true);
+  }
+  return Issues(c, c.schema, doc, false);
+}
+
+namespace {
+
+// "mailboxIds[1]" style name of `path` below `node` (the document under the path's first
+// segment; null when there is none): the document tells indices from keys.
+std::string ParamBelow(const std::vector<std::string>& path, size_t from, const json* node) {
   std::string out;
-  const json* node = &doc;
-  for (size_t i = 0; i < path.size(); ++i) {
+  for (size_t i = from; i < path.size(); ++i) {
     const std::string& seg = path[i];
-    const bool index = node && node->is_array();
-    if (i >= skip) {
-      if (index) out += "[" + seg + "]";
-      else out += (out.empty() ? "" : ".") + seg;
-    }
     if (node && node->is_array()) {
+      out += "[" + seg + "]";
       size_t k = std::strtoul(seg.c_str(), nullptr, 10);
       node = k < node->size() ? &(*node)[k] : nullptr;
-    } else if (node && node->is_object() && node->contains(seg)) {
-      node = &(*node)[seg];
     } else {
-      node = nullptr;
+      out += (out.empty() ? "" : ".") + seg;
+      node = node && node->is_object() && node->contains(seg) ? &(*node)[seg] : nullptr;
     }
   }
   return out;
 }
 
+// Part 7's field error for an issue; `under` is the request's part the issue's first segment
+// names (its query or body), null when the request has no such part.
+model::FieldError ToFieldError(const Issue& issue, const json* under) {
+  model::FieldError fe;
+  fe.location = issue.path.empty() ? "body" : issue.path[0];
+  fe.param = ParamBelow(issue.path, 1, under);
+  if (fe.param.empty()) {
+    fe.param = fe.location;
+    fe.msg = issue.message == "is required" ? "a JSON body is required" : fe.location + " " + issue.message;
+  } else {
+    fe.msg = fe.param + " " + issue.message;
+  }
+  return fe;
+}
+
+}  // namespace
+
+std::string ParamName(const std::vector<std::string>& path, const json& doc, size_t skip) {
+  // The segments before `skip` only lead to the node the name starts from.
+  const json* node = &doc;
+  for (size_t i = 0; i < skip && i < path.size() && node; ++i) {
+    if (node->is_array()) {
+      size_t k = std::strtoul(path[i].c_str(), nullptr, 10);
+      node = k < node->size() ? &(*node)[k] : nullptr;
+    } else {
+      node = node->is_object() && node->contains(path[i]) ? &(*node)[path[i]] : nullptr;
+    }
+  }
+  return ParamBelow(path, skip, node);
+}
+
 std::vector<model::FieldError> Registry::CheckRequest(const std::string& name, const json& doc, bool body_alone) const {
   std::vector<model::FieldError> out;
   for (const auto& issue : Check(name, doc, body_alone)) {
-    model::FieldError fe;
-    fe.location = issue.path.empty() ? "body" : issue.path[0];
-    fe.param = ParamName(issue.path, doc, 1);
-    if (fe.param.empty()) {
-      fe.param = fe.location;
-      fe.msg = issue.message == "is required" ? "a JSON body is required" : fe.location + " " + issue.message;
-    } else {
-      fe.msg = fe.param + " " + issue.message;
+    const json* under = nullptr;
+    if (!issue.path.empty() && doc.is_object()) {
+      const auto part = doc.find(issue.path[0]);
+      if (part != doc.end()) under = &*part;
     }
-    out.push_back(std::move(fe));
+    out.push_back(ToFieldError(issue, under));
   }
+  return out;
+}
+
+std::optional<std::vector<model::FieldError>> Registry::CheckBody(const std::string& name, const json& body) const {
+  auto it = schemas_.find(name);
+  if (it == schemas_.end()) throw std::out_of_range("no schema " + name);
+  const valijson::Schema* schema = BodySchema(*it->second);
+  if (!schema) return std::nullopt;
+  std::vector<model::FieldError> out;
+  for (const auto& issue : Issues(*it->second, *schema, body, true)) out.push_back(ToFieldError(issue, &body));
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,26 +40,28 @@ class Registry {
   // Validates `doc`; empty when it conforms. Leaf problems only (valijson's "failed to validate
   // property x" wrappers are dropped), each with a message from the schema: its "errorMessage"
   // when present, else one derived from the keyword that failed.
-  // `body_alone` false skips the body-only check (a caller that made it already, BodyConformsAlone).
+  // `body_alone` false checks the whole document even where the body could be checked alone.
   std::vector<Issue> Check(const std::string& name, const json& doc, bool body_alone = true) const;
   // Whether a request document with an empty query is checked against the body's schema alone
-  // first (registry.cpp, Compiled::BodyOnly), and a switch for tests that compare both ways.
+  // (registry.cpp, Compiled::BodyOnly), and a switch for tests that compare both ways.
   bool ChecksBodyAlone(const std::string& name) const;
   void SetBodyShortcut(bool on) { shortcut_ = on; }
-  // That check on its own, for a caller holding the body outside a document: true when `body`,
-  // sent with an empty query, conforms to the body's schema; false when it does not, or the schema
-  // has no such check (then check the whole document).
-  bool BodyConformsAlone(const std::string& name, const json& body) const;
 
   // Request validation (Part 7 400 shape): `doc` is {"query": {...}, "body": ...}; the first path
   // segment becomes `location`, the rest the dotted `param` ("walletBalance.currentBalance",
   // arrays as "mailboxIds[1]").
   std::vector<model::FieldError> CheckRequest(const std::string& name, const json& doc, bool body_alone = true) const;
+  // The same for a request whose query is empty, from its body alone, for a caller holding the
+  // body outside a document: the field errors CheckRequest would give (empty: it conforms), or
+  // nullopt when the schema has no body-only check (then build the document for CheckRequest).
+  std::optional<std::vector<model::FieldError>> CheckBody(const std::string& name, const json& body) const;
 
  private:
   struct Compiled;
-  // The body-only check of one compiled schema (false when it has none, or the shortcut is off).
-  bool BodyConforms(const Compiled& c, const json& body) const;
+  // The body-only schema of one compiled schema (null when it has none, or the shortcut is off).
+  const valijson::Schema* BodySchema(const Compiled& c) const;
+  // Every issue of `target` against `schema` (one of c's), rooted at "body" when `under_body`.
+  std::vector<Issue> Issues(const Compiled& c, const valijson::Schema& schema, const json& target, bool under_body) const;
   std::map<std::string, std::unique_ptr<Compiled>> schemas_;
   bool shortcut_ = true;
 };
