@@ -199,12 +199,9 @@ std::optional<model::Error> Router::CheckRequest(const Route& route, Request& re
   // document would, and no document is built. Otherwise the document is built, its parts moved in
   // and back out rather than copied (a copy of the body was a visible share of a POST, issue 7).
   const std::string schema = std::string("requests/") + route.operationId;
-  std::vector<model::FieldError> errors;
-  std::optional<std::vector<model::FieldError>> body_errors;
-  if (req.hasBody && req.query.is_object() && req.query.empty()) body_errors = svc_.schemas.CheckBody(schema, req.body);
-  if (body_errors) {
-    errors = std::move(*body_errors);
-  } else {
+  std::optional<std::vector<model::FieldError>> errors;
+  if (req.hasBody && req.query.is_object() && req.query.empty()) errors = svc_.schemas.CheckBody(schema, req.body);
+  if (!errors) {
     json doc = json::object();
     doc["query"] = std::move(req.query);
     if (req.hasBody) doc["body"] = std::move(req.body);
@@ -212,8 +209,8 @@ std::optional<model::Error> Router::CheckRequest(const Route& route, Request& re
     req.query = std::move(doc["query"]);
     if (req.hasBody) req.body = std::move(doc["body"]);
   }
-  if (errors.empty()) return std::nullopt;
-  model::Error err{model::ErrorCode::kValidation, model::msg::kValidationFailed, std::move(errors)};
+  if (errors->empty()) return std::nullopt;
+  model::Error err{model::ErrorCode::kValidation, model::msg::kValidationFailed, std::move(*errors)};
   err.message = std::string(model::msg::kValidationFailed) + ": " + err.errors.front().msg;
   if (err.errors.size() > 1) err.message += " (and " + std::to_string(err.errors.size() - 1) + " more)";
   return err;

@@ -273,11 +273,13 @@ std::vector<std::string> Registry::Names() const {
   return out;
 }
 
-const json& Registry::Resolved(const std::string& name) const {
+const Registry::Compiled& Registry::At(const std::string& name) const {
   auto it = schemas_.find(name);
   if (it == schemas_.end()) throw std::out_of_range("no schema " + name);
-  return it->second->resolved;
+  return *it->second;
 }
+
+const json& Registry::Resolved(const std::string& name) const { return At(name).resolved; }
 
 namespace {
 // One validator per thread, kept: a valijson Validator caches the std::regex of each `pattern` it
@@ -336,9 +338,7 @@ std::vector<Issue> Registry::Issues(const Compiled& c, const valijson::Schema& s
 }
 
 std::vector<Issue> Registry::Check(const std::string& name, const json& doc, bool body_alone) const {
-  auto it = schemas_.find(name);
-  if (it == schemas_.end()) throw std::out_of_range("no schema " + name);
-  const Compiled& c = *it->second;
+  const Compiled& c = At(name);
   if (body_alone && doc.is_object() && doc.size() == 2 && doc.contains("body")) {
     const auto q = doc.find("query");
     if (q != doc.end() && q->is_object() && q->empty())
@@ -349,20 +349,28 @@ std::vector<Issue> Registry::Check(const std::string& name, const json& doc, boo
 
 namespace {
 
-// "mailboxIds[1]" style name of `path` below `node` (the document under the path's first
-// segment; null when there is none): the document tells indices from keys.
+// The child of `node` a path segment names: an index into an array, a key of an object; null
+// when there is none (or `node` is null).
+const json* Child(const json* node, const std::string& seg) {
+  if (!node) return nullptr;
+  if (node->is_array()) {
+    const size_t k = std::strtoul(seg.c_str(), nullptr, 10);
+    return k < node->size() ? &(*node)[k] : nullptr;
+  }
+  if (!node->is_object()) return nullptr;
+  const auto it = node->find(seg);
+  return it == node->end() ? nullptr : &*it;
+}
+
+// "mailboxIds[1]" style name of `path` from segment `from` on, `node` being the document there
+// (null when there is none): the document tells indices from keys.
 std::string ParamBelow(const std::vector<std::string>& path, size_t from, const json* node) {
   std::string out;
   for (size_t i = from; i < path.size(); ++i) {
     const std::string& seg = path[i];
-    if (node && node->is_array()) {
-      out += "[" + seg + "]";
-      size_t k = std::strtoul(seg.c_str(), nullptr, 10);
-      node = k < node->size() ? &(*node)[k] : nullptr;
-    } else {
-      out += (out.empty() ? "" : ".") + seg;
-      node = node && node->is_object() && node->contains(seg) ? &(*node)[seg] : nullptr;
-    }
+    if (node && node->is_array()) out += "[" + seg + "]";
+    else out += (out.empty() ? "" : ".") + seg;
+    node = Child(node, seg);
   }
   return out;
 }
@@ -387,37 +395,23 @@ model::FieldError ToFieldError(const Issue& issue, const json* under) {
 std::string ParamName(const std::vector<std::string>& path, const json& doc, size_t skip) {
   // The segments before `skip` only lead to the node the name starts from.
   const json* node = &doc;
-  for (size_t i = 0; i < skip && i < path.size() && node; ++i) {
-    if (node->is_array()) {
-      size_t k = std::strtoul(path[i].c_str(), nullptr, 10);
-      node = k < node->size() ? &(*node)[k] : nullptr;
-    } else {
-      node = node->is_object() && node->contains(path[i]) ? &(*node)[path[i]] : nullptr;
-    }
-  }
+  for (size_t i = 0; i < skip && i < path.size(); ++i) node = Child(node, path[i]);
   return ParamBelow(path, skip, node);
 }
 
 std::vector<model::FieldError> Registry::CheckRequest(const std::string& name, const json& doc, bool body_alone) const {
   std::vector<model::FieldError> out;
-  for (const auto& issue : Check(name, doc, body_alone)) {
-    const json* under = nullptr;
-    if (!issue.path.empty() && doc.is_object()) {
-      const auto part = doc.find(issue.path[0]);
-      if (part != doc.end()) under = &*part;
-    }
-    out.push_back(ToFieldError(issue, under));
-  }
+  for (const auto& issue : Check(name, doc, body_alone))
+    out.push_back(ToFieldError(issue, issue.path.empty() ? nullptr : Child(&doc, issue.path[0])));
   return out;
 }
 
 std::optional<std::vector<model::FieldError>> Registry::CheckBody(const std::string& name, const json& body) const {
-  auto it = schemas_.find(name);
-  if (it == schemas_.end()) throw std::out_of_range("no schema " + name);
-  const valijson::Schema* schema = BodySchema(*it->second);
+  const Compiled& c = At(name);
+  const valijson::Schema* schema = BodySchema(c);
   if (!schema) return std::nullopt;
   std::vector<model::FieldError> out;
-  for (const auto& issue : Issues(*it->second, *schema, body, true)) out.push_back(ToFieldError(issue, &body));
+  for (const auto& issue : Issues(c, *schema, body, true)) out.push_back(ToFieldError(issue, &body));
   return out;
 }
 

@@ -58,6 +58,7 @@ class Registry {
 
  private:
   struct Compiled;
+  const Compiled& At(const std::string& name) const;  // throws std::out_of_range for an unknown name
   // The body-only schema of one compiled schema (null when it has none, or the shortcut is off).
   const valijson::Schema* BodySchema(const Compiled& c) const;
   // Every issue of `target` against `schema` (one of c's), rooted at "body" when `under_body`.
