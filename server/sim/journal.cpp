@@ -1,19 +1,28 @@
 #include "sim/journal.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 namespace emsim::sim {
 
+Journal::Journal(size_t capacity)
+    : capacity_(capacity),
+      per_stripe_(capacity == 0 ? 0 : (capacity + std::min(capacity, kMaxStripes) - 1) / std::min(capacity, kMaxStripes)),
+      stripes_(std::min(capacity, kMaxStripes)) {}
+
 void Journal::Put(Item item) {
   if (capacity_ == 0) return;
+  const std::uint64_t ticket = tickets_.fetch_add(1, std::memory_order_relaxed);
+  Stripe& stripe = stripes_[ticket % stripes_.size()];
+  std::pair<std::uint64_t, Item> slot{ticket, std::move(item)};
   {
-    std::lock_guard lock(mu_);
-    if (entries_.size() < capacity_) {
-      entries_.push_back(std::move(item));
+    std::lock_guard lock(stripe.mu);
+    if (stripe.ring.size() < per_stripe_) {
+      stripe.ring.push_back(std::move(slot));
       return;
     }
-    std::swap(entries_[next_], item);  // `item` now holds the oldest entry
-    next_ = (next_ + 1) % capacity_;
+    std::swap(stripe.ring[stripe.next], slot);  // `slot` now holds the stripe's oldest entry
+    stripe.next = (stripe.next + 1) % per_stripe_;
   }
 }  // the oldest entry is freed here, outside the lock
 
@@ -45,11 +54,21 @@ json ToJson(const JournalEntry& e) {
 }
 
 json Journal::List(const json& filters, size_t limit) const {
-  std::lock_guard lock(mu_);
+  // Every stripe's entries, put back in ticket order (the order requests were journaled), keeping
+  // the newest capacity_: the stripes together can hold a few more.
+  std::vector<std::pair<std::uint64_t, json>> all;
+  for (const Stripe& stripe : stripes_) {
+    std::lock_guard lock(stripe.mu);
+    for (const auto& [ticket, item] : stripe.ring) {
+      all.emplace_back(ticket, std::holds_alternative<json>(item) ? std::get<json>(item)
+                                                                  : ToJson(std::get<JournalEntry>(item)));
+    }
+  }
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  const size_t first = all.size() > capacity_ ? all.size() - capacity_ : 0;
   json out = json::array();
-  for (size_t i = 0; i < entries_.size(); ++i) {
-    const Item& item = entries_[(next_ + i) % entries_.size()];  // oldest first
-    json e = std::holds_alternative<json>(item) ? std::get<json>(item) : ToJson(std::get<JournalEntry>(item));
+  for (size_t i = first; i < all.size(); ++i) {
+    json& e = all[i].second;
     bool keep = true;
     for (const auto& [key, want] : filters.items()) {
       if (!e.contains(key) || e[key] != want) keep = false;
@@ -61,17 +80,23 @@ json Journal::List(const json& filters, size_t limit) const {
 }
 
 void Journal::Clear() {
-  std::vector<Item> old;
-  {
-    std::lock_guard lock(mu_);
-    old.swap(entries_);
-    next_ = 0;
+  for (Stripe& stripe : stripes_) {
+    std::vector<std::pair<std::uint64_t, Item>> old;
+    {
+      std::lock_guard lock(stripe.mu);
+      old.swap(stripe.ring);
+      stripe.next = 0;
+    }
   }
 }
 
 size_t Journal::size() const {
-  std::lock_guard lock(mu_);
-  return entries_.size();
+  size_t n = 0;
+  for (const Stripe& stripe : stripes_) {
+    std::lock_guard lock(stripe.mu);
+    n += stripe.ring.size();
+  }
+  return std::min(n, capacity_);
 }
 
 json Redact(const json& value) {

@@ -1,5 +1,7 @@
 #pragma once
 // The request journal (GET /_sim/requests): a bounded, thread-safe ring of the latest requests.
+#include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <variant>
@@ -39,7 +41,7 @@ struct JournalEntry {
 
 class Journal {
  public:
-  explicit Journal(size_t capacity) : capacity_(capacity) {}
+  explicit Journal(size_t capacity);
 
   void Add(JournalEntry entry);
   void Add(json entry);  // a ready-made record (errors raised by the transport before the pipeline)
@@ -52,13 +54,23 @@ class Journal {
   using Item = std::variant<JournalEntry, json>;
   void Put(Item item);
 
-  mutable std::mutex mu_;
+  // Striped: a request takes a ticket (one atomic add) and puts its entry in stripe ticket %
+  // stripes, each stripe a small ring with its own lock. One lock for the whole journal put every
+  // request of every connection through one critical section; when the thread holding it was
+  // preempted (32 connections on 2 cores), every other request queued behind it, and the GET p99
+  // went from ~2.4 ms to ~4.3 ms (issue 7). Two requests now meet on a lock only when their
+  // tickets are `stripes` apart and one is preempted in its few instructions of swap.
+  struct alignas(64) Stripe {  // a cache line of its own: neighbouring tickets take neighbouring stripes
+    mutable std::mutex mu;
+    std::vector<std::pair<std::uint64_t, Item>> ring;  // (ticket, entry); grows to per_stripe_
+    size_t next = 0;                                   // the oldest slot once the ring is full
+  };
+  static constexpr size_t kMaxStripes = 256;
+
   size_t capacity_;
-  // A ring: grows to capacity_, then each new entry takes the oldest one's slot (next_). The
-  // entry it replaces is destroyed after the lock is released: freeing a request's body under
-  // the lock serialized every request behind it (issue 7).
-  std::vector<Item> entries_;
-  size_t next_ = 0;  // the oldest entry once the ring is full
+  size_t per_stripe_;  // ceil(capacity_ / stripes): the newest capacity_ tickets always fit
+  std::atomic<std::uint64_t> tickets_{0};
+  std::vector<Stripe> stripes_;
 };
 
 // The journal record of an entry: {id, time, method, path, query, operationId, status, body |

@@ -1,6 +1,7 @@
 // The State's derived indexes (issue 7: lists answer from indexes, not scans) and the fixture
 // generator behind the benchmark. Model tests, no sockets, except the journal test at the end.
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include "model/workspaces.hpp"
 #include "sim/fixture_gen.hpp"
 #include "sim/fixtures.hpp"
+#include "sim/journal.hpp"
 #include "tests/test_server.hpp"
 
 namespace emsim {
@@ -269,6 +271,61 @@ TEST(Journal, ListsEveryFieldOfARequest) {
   auto filtered = server.Get("/_sim/requests?method=GET", "");
   EXPECT_EQ(filtered.body["requests"].size(), 1u);
   EXPECT_EQ(server.Get("/_sim/requests?limit=1", "").body["requests"][0]["method"], "POST");
+}
+
+
+sim::JournalEntry Entry(const std::string& id) {
+  sim::JournalEntry e;
+  e.id = id;
+  e.method = "GET";
+  e.path = "/t";
+  e.status = 200;
+  return e;
+}
+
+// The journal is striped (one lock per stripe, issue 7). Whatever the stripes, it keeps exactly
+// the newest `capacity` entries, oldest first, in the order they were added, also when the
+// capacity is not a multiple of the stripe count and the rings have wrapped.
+TEST(Journal, KeepsTheNewestEntriesInOrderAcrossStripes) {
+  for (size_t capacity : {1u, 5u, 300u, 1000u}) {
+    sim::Journal journal(capacity);
+    const size_t added = capacity * 3 + 7;
+    for (size_t i = 0; i < added; ++i) journal.Add(Entry("r" + std::to_string(i)));
+    EXPECT_EQ(journal.size(), capacity);
+    const json listed = journal.List(json::object(), 0);
+    ASSERT_EQ(listed.size(), capacity);
+    for (size_t i = 0; i < capacity; ++i) {
+      ASSERT_EQ(listed[i]["id"], "r" + std::to_string(added - capacity + i)) << "capacity " << capacity;
+    }
+    EXPECT_EQ(journal.List(json::object(), 2).back()["id"], "r" + std::to_string(added - 1));
+    journal.Clear();
+    EXPECT_EQ(journal.size(), 0u);
+    journal.Add(Entry("after"));
+    ASSERT_EQ(journal.List(json::object(), 0).size(), 1u);
+  }
+}
+
+// Requests journaled from many threads at once: none is lost while the journal has room, and
+// each thread's entries are listed in the order that thread added them.
+TEST(Journal, ConcurrentAddsLoseNothing) {
+  constexpr int kThreads = 8, kEach = 500;
+  sim::Journal journal(kThreads * kEach);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&journal, t] {
+      for (int i = 0; i < kEach; ++i) journal.Add(Entry(std::to_string(t) + ":" + std::to_string(i)));
+    });
+  }
+  for (auto& th : threads) th.join();
+  const json listed = journal.List(json::object(), 0);
+  ASSERT_EQ(listed.size(), static_cast<size_t>(kThreads * kEach));
+  std::vector<int> next(kThreads, 0);
+  for (const auto& e : listed) {
+    const std::string id = e["id"];
+    const int t = std::stoi(id.substr(0, id.find(':'))), i = std::stoi(id.substr(id.find(':') + 1));
+    ASSERT_EQ(i, next[t]) << "thread " << t << " out of order";
+    ++next[t];
+  }
 }
 
 }  // namespace
