@@ -103,6 +103,21 @@ char* WriteQuoted(char* d, std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const auto* const end = p + s.size();
   *d++ = '"';
+  // 8 to 16 bytes (most ids, names and statuses): the first and the last 8 bytes, overlapping,
+  // checked and stored in one go, no loop and no tail assembly (~25 of a list page's ~85
+  // instructions per string, issue 7). Anything that needs work takes the loop below.
+  if (s.size() >= 8 && s.size() <= 16) {
+    std::uint64_t head, tail;
+    std::memcpy(&head, p, 8);
+    std::memcpy(&tail, end - 8, 8);
+    if ((NeedsWork(head) | NeedsWork(tail)) == 0) {
+      std::memcpy(d, &head, 8);
+      std::memcpy(d + s.size() - 8, &tail, 8);
+      d += s.size();
+      *d++ = '"';
+      return d;
+    }
+  }
   while (p < end) {
     const size_t take = std::min<size_t>(static_cast<size_t>(end - p), 8);
     std::uint64_t w;

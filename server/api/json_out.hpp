@@ -34,7 +34,7 @@ void AppendJson(std::string& out, const json& v);
 void AppendJsonKey(std::string& out, std::string_view k, bool comma);
 // The same for a key known to need no escaping, written at `d` (room for k.size() + 4 bytes) in
 // one go, no scan; answers the end. AppendJsonKey and JsonOut::Key both write keys with it.
-inline char* WritePlainJsonKey(char* d, std::string_view k, bool comma) {
+[[gnu::always_inline]] inline char* WritePlainJsonKey(char* d, std::string_view k, bool comma) {
   if (comma) *d++ = ',';
   *d++ = '"';
   std::memcpy(d, k.data(), k.size());
@@ -77,7 +77,10 @@ class JsonOut {
   JsonOut& BeginArray() { return Open('['); }
   JsonOut& EndArray() { return Close(']'); }
 
-  JsonOut& Key(PlainKey k) {
+  // Always inlined: at the call site the key's length is a constant, so its copy is a few moves
+  // instead of a call to memcpy (a mailbox page writes ~240 keys: ~45 instructions each out of
+  // line, issue 7).
+  [[gnu::always_inline]] JsonOut& Key(PlainKey k) {
     char* d = WritePlainJsonKey(Room(k.text().size() + 4), k.text(), need_comma_);
     n_ = static_cast<size_t>(d - out_.data());
     after_key_ = true;
@@ -149,10 +152,11 @@ class JsonOut {
   }
 
  private:
-  char* Room(size_t k) {
-    if (out_.size() - n_ < k) out_.resize(std::max(2 * out_.size(), n_ + k));
+  [[gnu::always_inline]] char* Room(size_t k) {
+    if (out_.size() - n_ < k) [[unlikely]] Grow(k);
     return out_.data() + n_;
   }
+  [[gnu::noinline]] void Grow(size_t k) { out_.resize(std::max(2 * out_.size(), n_ + k)); }
   void Put(char c) {
     *Room(1) = c;
     ++n_;

@@ -1,5 +1,6 @@
 // The State's derived indexes (issue 7: lists answer from indexes, not scans) and the fixture
 // generator behind the benchmark. Model tests, no sockets, except the journal test at the end.
+#include <ctime>
 #include <sstream>
 #include <thread>
 
@@ -242,6 +243,33 @@ TEST(FormatIso, DigitsByHandMatchTheSpecForm) {
   EXPECT_EQ(model::FormatIso(1767258000123), "2026-01-01T09:00:00.123Z");
   EXPECT_EQ(model::FormatIso(951782399999), "2000-02-28T23:59:59.999Z");
   EXPECT_EQ(*model::ParseIso(model::FormatIso(1709164800000)), 1709164800000);  // 2024-02-29 round-trips
+}
+
+// FormatIsoTo keeps the text of recent dates in a small per-thread cache (issue 7). Whatever the
+// order of the calls (days that share a cache slot, alternating; negative times; years past
+// 9999, which the fast path does not write), the text is gmtime's.
+TEST(FormatIso, TheDateCacheNeverChangesTheText) {
+  auto reference = [](model::Millis t) {
+    const model::Millis ms = ((t % 1000) + 1000) % 1000;
+    const std::time_t secs = static_cast<std::time_t>((t - ms) / 1000);
+    std::tm tm{};
+    gmtime_r(&secs, &tm);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                  tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+    return std::string(buf);
+  };
+  const model::Millis day = 86'400'000;
+  std::vector<model::Millis> times;
+  for (model::Millis base : {model::Millis{1767258000123}, model::Millis{0}, model::Millis{-1}, -day * 400 - 5,
+                             model::Millis{253402300799999}, model::Millis{253402300800000}}) {
+    for (int i = 0; i < 64; ++i) {
+      times.push_back(base + (i % 2 ? 16 : 0) * day + i * 3'600'007);  // days 16 apart share a slot
+      times.push_back(base + i * day * 16 + i);
+    }
+  }
+  for (model::Millis t : times) ASSERT_EQ(model::FormatIso(t), reference(t)) << t;
+  for (auto it = times.rbegin(); it != times.rend(); ++it) ASSERT_EQ(model::FormatIso(*it), reference(*it)) << *it;
 }
 
 // The journal records the same fields it always did, though it now builds them when listed.
