@@ -288,8 +288,9 @@ Response Router::Handle(RawRequest raw) {
   Ctx ctx{svc_, req, {}, 0};
   const bool authenticated = route.access != Access::kControl;
   const bool one_section = authenticated && req.method != "GET";
-  std::string workspace = req.Header("x-workspace-key");
-  if (workspace.empty()) workspace = req.Header("x-workspace-id");
+  const std::string* workspace_key = &req.Header("x-workspace-key");
+  if (workspace_key->empty()) workspace_key = &req.Header("x-workspace-id");
+  const std::string& workspace = *workspace_key;
   auto authenticate = [&](const model::State& s) {
     return model::Authenticate(s, req.Header("x-auth-service"), workspace, route.access == Access::kWorkspace);
   };

@@ -13,7 +13,7 @@ namespace emsim::http {
 
 struct RawRequest {
   std::string method, path, body;
-  std::multimap<std::string, std::string> headers;  // lower-cased names
+  Headers headers;  // lower-cased names
   std::multimap<std::string, std::string> params;   // query string
 };
 

@@ -1,9 +1,11 @@
 #pragma once
 // What the pipeline hands a handler and what a handler hands back. No httplib here: handlers
 // translate between these and the model (STYLE.md habit 2).
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -15,6 +17,10 @@
 
 namespace emsim::http {
 
+// Request headers, names lower-cased. A transparent comparator, so a lookup by a literal name
+// builds no std::string.
+using Headers = std::multimap<std::string, std::string, std::less<>>;
+
 struct Request {
   std::string method, path, requestId, operationId;
   std::map<std::string, std::string> params;  // path parameters (":id")
@@ -22,11 +28,14 @@ struct Request {
   json body;                                  // parsed JSON body; null when there was none
   bool hasBody = false;
   std::string rawBody;
-  std::multimap<std::string, std::string> headers;  // names lower-cased
-  std::optional<model::Fault> fault;                // the /_sim/faults fault this request met, if any
-  std::string Header(const std::string& lower_name) const {
+  Headers headers;                    // names lower-cased
+  std::optional<model::Fault> fault;  // the /_sim/faults fault this request met, if any
+  // The header's value, "" when absent; a reference, not a copy (an API key is longer than a
+  // short string's inline room, so each copy was an allocation; issue 7).
+  const std::string& Header(std::string_view lower_name) const {
+    static const std::string kNone;
     auto it = headers.find(lower_name);
-    return it == headers.end() ? std::string() : it->second;
+    return it == headers.end() ? kNone : it->second;
   }
   std::string Query(const std::string& key, std::string def = "") const {
     return query.contains(key) && query[key].is_string() ? query[key].get<std::string>() : def;

@@ -10,25 +10,31 @@ Journal::Journal(size_t capacity)
       per_stripe_(capacity == 0 ? 0 : (capacity + std::min(capacity, kMaxStripes) - 1) / std::min(capacity, kMaxStripes)),
       stripes_(std::min(capacity, kMaxStripes)) {}
 
-void Journal::Put(Item item) {
+void Journal::Put(Item&& item) {
   if (capacity_ == 0) return;
   const std::uint64_t ticket = tickets_.fetch_add(1, std::memory_order_relaxed);
   Stripe& stripe = stripes_[ticket % stripes_.size()];
-  std::pair<std::uint64_t, Item> slot{ticket, std::move(item)};
-  {
-    std::lock_guard lock(stripe.mu);
-    if (stripe.ring.size() < per_stripe_) {
-      stripe.ring.push_back(std::move(slot));
-      return;
-    }
-    std::swap(stripe.ring[stripe.next], slot);  // `slot` now holds the stripe's oldest entry
-    stripe.next = (stripe.next + 1) % per_stripe_;
+  std::lock_guard lock(stripe.mu);
+  if (stripe.ring.size() < per_stripe_) {
+    stripe.ring.emplace_back(ticket, std::move(item));
+    return;
   }
-}  // the oldest entry is freed here, outside the lock
+  auto& slot = stripe.ring[stripe.next];
+  slot.first = ticket;
+  std::swap(slot.second, item);  // `item`, the caller's, now holds the oldest entry: freed by the
+                                 // caller after this returns, outside the lock
+  stripe.next = (stripe.next + 1) % per_stripe_;
+}
 
-void Journal::Add(JournalEntry entry) { Put(std::move(entry)); }
+void Journal::Add(JournalEntry&& entry) {
+  Item item(std::move(entry));
+  Put(std::move(item));
+}  // the entry it replaced is freed here
 
-void Journal::Add(json entry) { Put(std::move(entry)); }
+void Journal::Add(json entry) {
+  Item item(std::move(entry));
+  Put(std::move(item));
+}
 
 json ToJson(const JournalEntry& e) {
   json out = {{"id", e.id},

@@ -43,7 +43,7 @@ class Journal {
  public:
   explicit Journal(size_t capacity);
 
-  void Add(JournalEntry entry);
+  void Add(JournalEntry&& entry);
   void Add(json entry);  // a ready-made record (errors raised by the transport before the pipeline)
   // Newest last. Filters: method, path (exact), operationId, status; limit keeps the newest N.
   json List(const json& filters, size_t limit) const;
@@ -52,7 +52,7 @@ class Journal {
 
  private:
   using Item = std::variant<JournalEntry, json>;
-  void Put(Item item);
+  void Put(Item&& item);
 
   // Striped: a request takes a ticket (one atomic add) and puts its entry in stripe ticket %
   // stripes, each stripe a small ring with its own lock. One lock for the whole journal put every
