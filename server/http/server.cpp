@@ -119,6 +119,7 @@ HttpServer::HttpServer(app::Services& svc, Router& router)
     raw.method = in.method;
     raw.path = in.path;
     raw.body = in.body;
+    raw.headers.reserve(in.headers.size());
     for (const auto& [k, v] : in.headers)
       if (!IsPseudoHeader(k)) raw.headers.emplace(Lower(k), v);
     for (const auto& [k, v] : in.params) raw.params.emplace(k, v);
