@@ -188,6 +188,24 @@ TEST(DumpJson, EveryEscapeAsNlohmannWritesIt) {
   }
 }
 
+// The escaper stores 8-16 byte strings as two overlapping words when neither needs work (issue 7).
+// Every length around that path, with a byte that needs work (or none) at every position:
+// quote, backslash, control character, DEL, a 2-byte UTF-8 sequence, an invalid byte.
+TEST(DumpJson, EveryLengthAndPositionAroundTheTwoWordPath) {
+  const std::string specials[] = {"\"", "\\", std::string("\x01"), "\x7f", "\xc3\xab", "\xff", ""};
+  for (size_t len = 0; len <= 20; ++len) {
+    for (size_t at = 0; at <= len; ++at) {
+      for (const std::string& special : specials) {
+        std::string s(len, 'a');
+        for (size_t i = 0; i < len; ++i) s[i] = static_cast<char>('a' + i % 26);
+        s.insert(at, special);
+        ASSERT_EQ(ByDumpJson(json(s)), ByNlohmann(json(s))) << Printable(s);
+        ASSERT_EQ(Capture([&] { return api::JsonOut().String(s).str(); }), ByNlohmann(json(s))) << Printable(s);
+      }
+    }
+  }
+}
+
 TEST(DumpJson, ValidUtf8PassesThroughUnchanged) {
   for (std::string s : {"\xc2\x80", "\xdf\xbf", "\xe0\xa0\x80", "\xed\x9f\xbf", "\xee\x80\x80", "\xef\xbf\xbf",
                         "\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf", "Zo\xc3\xab \xe2\x82\xac \xf0\x9f\x98\x80 ok"}) {
