@@ -3,7 +3,7 @@
 # cpp-httplib server, latency and memory at 1k/10k/100k mailboxes and the webhook retry schedule,
 # prints one table and writes it to bench/results/latest.md.
 #
-#   bash bench/run.sh                 full run: Release build in build-release/, ~7 minutes
+#   bash bench/run.sh                 full run: Release build in build-release/, ~9 minutes
 #   bash bench/run.sh --smoke [DIR]   a few seconds, tiny durations, no 100k fixture; reuses the
 #                                     binaries of build dir DIR (default $EMSIM_BUILD_DIR or build/)
 # Environment: BENCH_DURATION (wrk duration of the full run, default 10s), BENCH_ROUNDS (bracketed
