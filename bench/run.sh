@@ -179,7 +179,7 @@ write_throughput_rows() {
       if [ -n "$after" ]; then
         ceiling=$(mean_rps "$before" "$after")
         pct=$(awk -v a="$rps" -v b="$ceiling" 'BEGIN {printf "%.0f", (b > 0 ? 100 * a / b : 0)}')
-        pcts+=("$pct");
+        pcts+=("$pct")
         all="$all${all:+, }$(printf '%.0f' "$rps") req/s = $pct% of $ceiling, p50 $(ms "$p50") ms, p99 $(ms "$p99") ms"
       else
         all="$all${all:+, }$(printf '%.0f' "$rps") req/s (no % of bare: the run stopped first), p99 $(ms "$p99") ms"
@@ -267,7 +267,7 @@ for e in "${endpoints[@]}"; do
     before=$last_bare
     log "wrk: emsim $label (round $round of $rounds)"
     w=$(wrk_run "$emsim_port" "$alice" "$method" "$path" "$body")
-    if [ "$method" = GET ] && [ "$path" = /v1/mailbox/list ] && [ "$round" = 1 ]; then rss_after_gets=$(rss_mib "$emsim_pid"); fi
+    if [ "$method" = GET ] && [ "$path" = /v1/mailbox/list ]; then rss_after_gets=$(rss_mib "$emsim_pid"); fi  # the last GET run
     sep=";"; [ "$round" = 1 ] && sep=""
     results[${#results[@]}-1]="${results[${#results[@]}-1]}$sep$w~$before~"
     log "wrk: bare server $method"

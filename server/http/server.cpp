@@ -121,7 +121,7 @@ HttpServer::HttpServer(app::Services& svc, Router& router)
     raw.body = in.body;
     raw.headers.reserve(in.headers.size());
     for (const auto& [k, v] : in.headers)
-      if (!IsPseudoHeader(k)) raw.headers.emplace(Lower(k), v);
+      if (!IsPseudoHeader(k)) raw.headers.emplace_back(Lower(k), v);
     for (const auto& [k, v] : in.params) raw.params.emplace(k, v);
     Response res = router_.Handle(std::move(raw));
     if (res.closeConnection) AbortConnection(in);

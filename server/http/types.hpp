@@ -25,7 +25,6 @@ struct Headers : std::vector<std::pair<std::string, std::string>> {
   const_iterator find(std::string_view name) const {
     return std::find_if(begin(), end(), [name](const auto& h) { return h.first == name; });
   }
-  void emplace(std::string name, std::string value) { emplace_back(std::move(name), std::move(value)); }
 };
 
 struct Request {

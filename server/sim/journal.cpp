@@ -7,8 +7,8 @@ namespace emsim::sim {
 
 Journal::Journal(size_t capacity)
     : capacity_(capacity),
-      per_stripe_(capacity == 0 ? 0 : (capacity + std::min(capacity, kMaxStripes) - 1) / std::min(capacity, kMaxStripes)),
-      stripes_(std::min(capacity, kMaxStripes)) {}
+      stripes_(std::min(capacity, kMaxStripes)),
+      per_stripe_(capacity == 0 ? 0 : (capacity + stripes_.size() - 1) / stripes_.size()) {}
 
 void Journal::Put(Item&& item) {
   if (capacity_ == 0) return;

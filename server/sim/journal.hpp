@@ -68,9 +68,9 @@ class Journal {
   static constexpr size_t kMaxStripes = 256;
 
   size_t capacity_;
-  size_t per_stripe_;  // ceil(capacity_ / stripes): the newest capacity_ tickets always fit
+  std::vector<Stripe> stripes_;  // min(capacity_, kMaxStripes) of them
+  size_t per_stripe_;            // ceil(capacity_ / stripes): the newest capacity_ tickets always fit
   std::atomic<std::uint64_t> tickets_{0};
-  std::vector<Stripe> stripes_;
 };
 
 // The journal record of an entry: {id, time, method, path, query, operationId, status, body |
