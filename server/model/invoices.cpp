@@ -4,11 +4,11 @@
 
 namespace emsim::model {
 
-Invoice& IssueInvoice(State& s, const InvoiceInput& in, Millis now) {
+Invoice& IssueInvoice(State& s, InvoiceInput in, Millis now) {
   Invoice inv;
   inv.id = s.ids.Uuid4();
-  inv.accountId = in.accountId;
-  inv.description = in.description;
+  inv.accountId = std::move(in.accountId);
+  inv.description = std::move(in.description);
   inv.amountCents = in.amountCents;
   inv.createdAt = now;
   if (!in.paidWith.empty()) PayInvoice(inv, in.paidWith, now);

@@ -14,7 +14,8 @@ struct InvoiceInput {
   std::string paidWith;  // "" leaves the invoice OPEN; else it is PAID now with this method
 };
 
-Invoice& IssueInvoice(State& s, const InvoiceInput& in, Millis now);
+// Takes `in` by value: callers hand over their strings, which move into the record.
+Invoice& IssueInvoice(State& s, InvoiceInput in, Millis now);
 
 // Marks an OPEN invoice PAID (checkout completed).
 void PayInvoice(Invoice& invoice, const std::string& paid_with, Millis now);

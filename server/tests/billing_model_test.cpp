@@ -81,6 +81,43 @@ TEST(PlacementModel, OneTimePurchaseDebitsAndSchedulesTheFirstStep) {
   EXPECT_EQ(s.events.size(), 2u);
 }
 
+// Part 4.7 / gap decision: credits come from ACTIVE subscriptions of the caller's account, the
+// period ending first used first, ties in creation order, split across subscriptions as needed.
+TEST(PlacementModel, MonthlyCreditsComeFromThePeriodEndingFirstTiesInCreationOrder) {
+  State s = SmallWorld();
+  auto add = [&s](const char* id, const char* account, const char* status, Millis period_end, std::int64_t credits) {
+    Subscription sub;
+    sub.id = id;
+    sub.accountId = account;
+    sub.subscriptionStatus = status;
+    sub.periodEnd = period_end;
+    sub.placementCredits = credits;
+    s.subscriptions.Insert(sub);
+  };
+  add("late", "acc", "ACTIVE", 900, 5);
+  add("tie_first", "acc", "ACTIVE", 100, 1);
+  add("cancelled", "acc", "CANCELLED", 50, 9);
+  add("other_account", "acc_other", "ACTIVE", 10, 9);
+  add("tie_second", "acc", "ACTIVE", 100, 1);
+  auto r = PurchasePlacementTests(s, {"acc", "ws"}, {"MONTHLY", "t", {"mbx_a", "mbx_b", "mbx_c"}}, 1000);
+  ASSERT_TRUE(r.ok());
+  const PlacementCart& cart = s.placementCarts.back();
+  ASSERT_EQ(cart.creditsUsed.size(), 3u);
+  EXPECT_EQ(cart.creditsUsed[0].subscriptionId, "tie_first");
+  EXPECT_EQ(cart.creditsUsed[1].subscriptionId, "tie_second");
+  EXPECT_EQ(cart.creditsUsed[2].subscriptionId, "late");
+  EXPECT_EQ(cart.creditsUsed[2].credits, 1);
+  EXPECT_EQ(s.subscriptions.Find("late")->placementCredits, 4);
+  EXPECT_EQ(s.subscriptions.Find("cancelled")->placementCredits, 9);
+  EXPECT_EQ(s.subscriptions.Find("other_account")->placementCredits, 9);
+  EXPECT_EQ(s.invoices.back().description, "3 placement test(s) \"t\", paid with MONTHLY credits");
+  // The two that ended first are empty now: the next purchase takes only from the last one.
+  ASSERT_TRUE(PurchasePlacementTests(s, {"acc", "ws"}, {"MONTHLY", "t", {"mbx_a", "mbx_b", "mbx_c"}}, 0).ok());
+  ASSERT_EQ(s.placementCarts.back().creditsUsed.size(), 1u);
+  EXPECT_EQ(s.placementCarts.back().creditsUsed[0].credits, 3);
+  EXPECT_EQ(s.subscriptions.Find("late")->placementCredits, 1);
+}
+
 TEST(PlacementModel, ValidationFailuresChangeNothing) {
   State s = SmallWorld();
   const json before = DumpState(s);
