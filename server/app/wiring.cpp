@@ -11,23 +11,23 @@ namespace emsim::app {
 void Wire(Services& svc) {
   // ---- Part 4.4 domains: purchase lifecycle and the asynchronous settings ----------------------
   svc.scheduler.Register(model::kConnectJob, [&svc](const model::Job& j) {
-    svc.store.Write([&](model::State& s) { model::RunConnectJob(s, j.args, svc.clock.Now()); });
+    svc.store.Write([&](model::State& s) { model::RunConnectJob(s, j.args.Parse(), svc.clock.Now()); });
   });
   svc.scheduler.Register(model::kActivateJob, [&svc](const model::Job& j) {
-    svc.store.Write([&](model::State& s) { model::RunActivateJob(s, j.args, svc.clock.Now()); });
+    svc.store.Write([&](model::State& s) { model::RunActivateJob(s, j.args.Parse(), svc.clock.Now()); });
   });
   for (auto setting : {model::DomainSetting::kDmarc, model::DomainSetting::kForwarding, model::DomainSetting::kCatchAll}) {
     svc.scheduler.Register(model::JobKind(setting), [&svc, setting](const model::Job& j) {
-      svc.store.Write([&](model::State& s) { model::ApplyDomainSetting(s, setting, j.args, svc.clock.Now()); });
+      svc.store.Write([&](model::State& s) { model::ApplyDomainSetting(s, setting, j.args.Parse(), svc.clock.Now()); });
     });
   }
   // ---- Part 4.5 exports: an accepted export runs `exportSeconds` later (fixture timings).
   svc.scheduler.Register("exports.run", [&svc](const model::Job& j) {
-    svc.store.Write([&](model::State& s) { model::RunExport(s, j.args.at("exportId").get<std::string>(), svc.clock.Now()); });
+    svc.store.Write([&](model::State& s) { model::RunExport(s, j.args.value("exportId", ""), svc.clock.Now()); });
   });
   // Part 4.7 test orders: PENDING -> RUNNING -> COMPLETED (model/placement_tests.hpp).
   svc.scheduler.Register(model::kPlacementAdvanceJob, [&svc](const model::Job& j) {
-    svc.store.Write([&](model::State& s) { model::AdvancePlacementTests(s, j.args, svc.clock.Now()); });
+    svc.store.Write([&](model::State& s) { model::AdvancePlacementTests(s, j.args.Parse(), svc.clock.Now()); });
   });
 
   // ---- Part 6 webhook delivery ---------------------------------------------------------------

@@ -193,7 +193,7 @@ Millis State::TimingMs(std::string_view key, Millis default_ms) const {
   return it == timings.end() ? default_ms : it->second * kSecond;
 }
 
-std::uint64_t State::Schedule(Millis due, std::string kind, json args) {
+std::uint64_t State::ScheduleArgs(Millis due, std::string kind, JobArgs args) {
   const std::uint64_t seq = nextJobSeq++;
   // Hinted at the end: a job is usually due after every job already waiting (seq only grows), and
   // then the insert does not walk down the tree. Under a manual clock nothing runs until the clock

@@ -76,7 +76,7 @@ TEST(PlacementModel, OneTimePurchaseDebitsAndSchedulesTheFirstStep) {
   EXPECT_EQ(job.kind, kPlacementAdvanceJob);
   EXPECT_EQ(job.dueMs, 1000 + 60 * kSecond);
 
-  AdvancePlacementTests(s, job.args, job.dueMs);
+  AdvancePlacementTests(s, job.args.Parse(), job.dueMs);
   EXPECT_EQ(s.placementTests.Find(r->orders[0].id)->status, "RUNNING");
   EXPECT_EQ(s.events.size(), 2u);
 }
@@ -134,6 +134,34 @@ TEST(PlacementModel, AJobForAVanishedCartDoesNothing) {
   AdvancePlacementTests(s, {{"cartOrderId", "gone"}, {"status", "RUNNING"}}, 0);
   EXPECT_TRUE(s.events.empty());
   EXPECT_TRUE(s.jobs.empty());
+}
+
+// The placement job writes its arguments' text itself (model/state.hpp JobArgs): it must be the
+// text nlohmann makes, so dumps, loads and the runner see the same {cartOrderId, status} object.
+TEST(PlacementModel, TheStepJobsArgumentsAreTheTextOfTheirObject) {
+  State s = SmallWorld();
+  auto r = PurchasePlacementTests(s, {"acc", "ws"}, {"ONE_TIME", "t", {"mbx_a"}}, 1000);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(s.jobs.size(), 1u);
+  const json expected = {{"cartOrderId", r->cartOrderId}, {"status", "RUNNING"}};
+  EXPECT_EQ(s.jobs.begin()->second.args.text(), expected.dump());
+  const json dump = DumpState(s);
+  EXPECT_EQ(dump["jobs"][0]["args"], expected);
+  EXPECT_EQ(DumpState(LoadState(dump)), dump);
+  EXPECT_EQ(LoadState(dump).jobs.begin()->second.args, s.jobs.begin()->second.args);
+
+  // A cart id that needs escaping (a loaded state may hold any id) still makes valid arguments.
+  PlacementCart cart;
+  cart.id = "we\"ird\\id\n\xc3\xa9";
+  cart.accountId = "acc";
+  cart.workspaceId = "ws";
+  cart.status = "AWAITING_PAYMENT";
+  cart.checkoutSession = true;
+  s.placementCarts.Insert(cart);
+  ASSERT_TRUE(CompletePlacementCheckout(s, cart.id, 2000).ok());
+  const Job& step = std::prev(s.jobs.end())->second;
+  EXPECT_EQ(step.args.Parse(), (json{{"cartOrderId", cart.id}, {"status", "RUNNING"}}));
+  EXPECT_EQ(step.args.text(), (json{{"cartOrderId", cart.id}, {"status", "RUNNING"}}).dump());
 }
 
 TEST(DnsShieldModel, PlansFollowPart8AndMatchCaseInsensitively) {

@@ -267,7 +267,7 @@ TEST(DomainLifecycle, ConnectThenActivateWithDnsAndEvents) {
     if (job.kind == kActivateJob) activations.push_back(job);
   ASSERT_EQ(activations.size(), 1u);
   EXPECT_EQ(activations[0].dueMs, kNow + 300 * kSecond + 3600 * kSecond);
-  EXPECT_EQ(activations[0].args, args);
+  EXPECT_EQ(activations[0].args.Parse(), args);
   RunActivateJob(s, args, kNow + 3900 * kSecond);
   EXPECT_EQ(d->status, "ACTIVE");
   EXPECT_TRUE(d->dns.dkim);
@@ -343,8 +343,8 @@ TEST(DomainSettings, SelectsTheUnionOfIdsAndKeywordAndChangesNothingUntilTheJob)
   const Job job = s.jobs.begin()->second;
   EXPECT_EQ(job.kind, "domains.apply_dmarc");
   EXPECT_EQ(job.dueMs, kNow + 30 * kSecond);
-  EXPECT_EQ(job.args["domainIds"], (json{"d_alpha", "d_alphamail"}));
-  ApplyDomainSetting(s, DomainSetting::kDmarc, job.args, job.dueMs);
+  EXPECT_EQ(job.args.Parse()["domainIds"], (json{"d_alpha", "d_alphamail"}));
+  ApplyDomainSetting(s, DomainSetting::kDmarc, job.args.Parse(), job.dueMs);
   const Domain* d = s.domains.Find("d_alphamail");
   EXPECT_EQ(d->dmarcEmail, "dmarc@ann.com");
   EXPECT_TRUE(d->dmarcEmailAddedToReseller);
@@ -353,7 +353,7 @@ TEST(DomainSettings, SelectsTheUnionOfIdsAndKeywordAndChangesNothingUntilTheJob)
   EXPECT_EQ(s.events[0].data["previousState"],
             (json{{"dmarcEmail", nullptr}, {"dmarcEmailAddedToReseller", false}, {"dmarcRecords", false}}));
   // Applying the same again changes nothing and emits nothing.
-  ApplyDomainSetting(s, DomainSetting::kDmarc, job.args, job.dueMs + kSecond);
+  ApplyDomainSetting(s, DomainSetting::kDmarc, job.args.Parse(), job.dueMs + kSecond);
   EXPECT_EQ(s.events.size(), 2u);
 }
 

@@ -588,9 +588,9 @@ TEST(Control, AdvanceRunsDueJobsInTimeOrderIncludingJobsScheduledByJobs) {
   std::vector<model::Millis> at;
   auto& svc = server.svc();
   svc.scheduler.Register("test.record", [&](const model::Job& j) {
-    ran.push_back(j.args["name"]);
+    ran.push_back(j.args.Parse()["name"]);
     at.push_back(svc.clock.Now());
-    if (j.args["name"] == "b") {
+    if (j.args.Parse()["name"] == "b") {
       svc.store.Write([&](model::State& s) { s.Schedule(svc.clock.Now() + 30 * model::kSecond, "test.record", {{"name", "c"}}); });
     }
   });

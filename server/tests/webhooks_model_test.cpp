@@ -63,8 +63,8 @@ TEST(WebhooksModel, EmitSchedulesOneDeliveryPerActiveSubscribedEndpointOfTheAcco
   const Job& job = s.jobs.begin()->second;
   EXPECT_EQ(job.kind, kDeliverJob);
   EXPECT_EQ(job.dueMs, kT0 + 1500) << "due at once";
-  EXPECT_EQ(job.args["endpointId"], a1_id);
-  EXPECT_EQ(job.args["attempt"], 1);
+  EXPECT_EQ(job.args.Parse()["endpointId"], a1_id);
+  EXPECT_EQ(job.args.Parse()["attempt"], 1);
   EXPECT_EQ(EventEnvelope(e)["created"], kT0 / 1000 + 1) << "Unix seconds, floored";
   EXPECT_EQ(EventEnvelope(e)["api_version"], "2026-07-01");
 }
@@ -134,7 +134,7 @@ TEST(WebhooksModel, AnAttemptInFlightIsCoveredByADumpAndCancelledWhenItSucceeds)
   // Dumped while the POST is on the wire: the loaded state still delivers the event.
   State loaded = LoadState(DumpState(s));
   ASSERT_EQ(loaded.jobs.size(), 1u);
-  EXPECT_EQ(loaded.jobs.begin()->second.args["attempt"], 2);
+  EXPECT_EQ(loaded.jobs.begin()->second.args.Parse()["attempt"], 2);
   EXPECT_EQ(loaded.jobs.begin()->second.dueMs, kT0 + kMinute);
   // The live state: the attempt succeeds, so no second attempt.
   AttemptOutcome ok;
