@@ -1,5 +1,7 @@
 #include "http/error_mapper.hpp"
 
+#include "api/json_out.hpp"
+
 namespace emsim::http {
 
 int StatusOf(model::ErrorCode code) {
@@ -27,6 +29,30 @@ Response ToResponse(const model::Error& error, const std::string& error_id) {
     body["errorId"] = error_id;
   }
   return Json(std::move(body), status);
+}
+
+Response ToTextResponse(const model::Error& error, const std::string& error_id) {
+  const int status = StatusOf(error.code);
+  // Keys in nlohmann's (sorted) order, so the bytes are those of ToResponse's document.
+  api::JsonOut w;
+  try {
+    w.BeginObject();
+    if (error.code == model::ErrorCode::kValidation) {
+      w.Key("errors").BeginArray();
+      for (const auto& e : error.errors)
+        w.BeginObject().Key("location").String(e.location).Key("msg").String(e.msg).Key("param").String(e.param).EndObject();
+      w.EndArray();
+    } else {
+      w.Key("errorId").String(error_id);
+    }
+    w.Key("message").String(error.message).Key("status").Int(status).EndObject();
+  } catch (const json::exception&) {
+    return ToResponse(error, error_id);
+  }
+  Response out;
+  out.status = status;
+  out.raw = std::move(w.str());
+  return out;
 }
 
 }  // namespace emsim::http

@@ -258,7 +258,8 @@ Response Router::Handle(RawRequest raw) {
   // A 400 carries its field errors and no errorId (Part 7), so it draws none.
   auto fail = [&](const model::Error& e) {
     const bool validation = e.code == model::ErrorCode::kValidation;
-    return Finish(req, ToResponse(e, validation ? std::string() : svc_.errorIds.Next()), started, validation);
+    return Finish(req, ToTextResponse(e, validation ? std::string() : svc_.errorIds.Next()), started, validation,
+                  /*error_text=*/true);
   };
 
   // ---- route -------------------------------------------------------------------------------------
@@ -333,12 +334,16 @@ Response Router::Handle(RawRequest raw) {
   }
 }
 
-Response Router::Finish(Request& req, Response res, const model::Millis started, bool validation_failed) {
+Response Router::Finish(Request& req, Response res, const model::Millis started, bool validation_failed,
+                        bool error_text) {
   // The field errors as the pipeline produced them, before any fault edits the answer (copied only
   // when a patch may edit it; otherwise the journal reads them from the answer it keeps).
   const bool patch = req.fault && !req.fault->ReplacesAnswer() && !req.fault->patch.empty();
-  json validation_errors =
-      validation_failed && patch && res.body.is_object() ? res.body.value("errors", json()) : json();
+  json validation_errors;
+  if (validation_failed && patch) {
+    const json doc = res.raw ? json::parse(*res.raw, nullptr, false) : res.body;
+    if (doc.is_object()) validation_errors = doc.value("errors", json());
+  }
   std::string fault_error;
   if (req.fault && !req.fault->ReplacesAnswer()) {
     if (!req.fault->patch.empty()) {
@@ -370,7 +375,10 @@ Response Router::Finish(Request& req, Response res, const model::Millis started,
     entry.hasBody = req.hasBody;
     if (req.hasBody) entry.body = std::move(req.rawBody);
     else if (!req.rawBody.empty()) entry.rawBody = req.rawBody.substr(0, 4096);
-    if (res.status >= 400 && !res.raw && res.body.is_object()) {
+    // An error answer the pipeline wrote as text (ToTextResponse) is kept as it is; other text
+    // answers (a sink's, an injected text body) are not journaled, as before.
+    if (res.status >= 400 && res.raw && error_text) entry.response = *res.raw;
+    else if (res.status >= 400 && !res.raw && res.body.is_object()) {
       // Serialized here rather than in the server's Write, so the journal keeps the same text.
       // Bytes dump() refuses (invalid UTF-8) are left to Write, which reports them as before.
       try {

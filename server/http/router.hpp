@@ -48,7 +48,10 @@ class Router {
     std::vector<std::pair<std::string, Match>> byMethod;
   };
   Match Scan(const std::string& method, const std::string& path) const;
-  Response Finish(Request& req, Response res, const model::Millis started, bool validation_failed);
+  // `error_text`: `res` is the pipeline's own error answer written as text (ToTextResponse), which
+  // the journal keeps like the error documents it serializes.
+  Response Finish(Request& req, Response res, const model::Millis started, bool validation_failed,
+                  bool error_text = false);
   std::optional<model::Error> CheckRequest(const Route& route, Request& req, bool authenticated) const;
   app::Services& svc_;
   std::vector<Compiled> routes_;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "api/shapes.hpp"
+#include "http/error_mapper.hpp"
 #include "http/types.hpp"
 #include "model/domains.hpp"
 #include "model/mailboxes.hpp"
@@ -147,6 +148,38 @@ TEST(JsonOut, ListEndpointsAnswerTheSameBytesAsTheDocumentRoute) {
   EXPECT_CONFORMS(server, "responses/mailboxes.list", ml.body);
   auto dl = server.Get("/v1/domain/list");
   EXPECT_CONFORMS(server, "responses/domains.list", dl.body);
+}
+
+// The router's error answers are written as text (http::ToTextResponse): the same bytes as the
+// Part 7 document ToResponse builds, for every error kind and for text that needs escaping.
+TEST(JsonOut, ErrorAnswersAsTextAreTheBytesOfTheirDocument) {
+  std::vector<model::Error> errors = {
+      model::Error::Validation("placementType", "placementType must be MONTHLY or ONE_TIME"),
+      model::Error::Validation("name", "a \"quoted\" \\ name\twith\ncontrol \x01 bytes and \xc3\xa9\xe2\x82\xac", "query"),
+      model::Error::NotFound("Mailbox mbx_\xf0\x9f\x93\xa7 not found"),
+      model::Error::Internal("Internal server error"),
+      {model::ErrorCode::kUnauthorized, "Missing API key", {}},
+      {model::ErrorCode::kTooManyRequests, "", {}},
+  };
+  model::Error many = model::Error::Validation("a", "first");
+  many.errors.push_back({"second", "b", "body"});
+  many.errors.push_back({"third", "c[2].d", "query"});
+  errors.push_back(many);
+  errors.push_back({model::ErrorCode::kValidation, "no field errors", {}});
+  for (const auto& e : errors) {
+    const http::Response doc = http::ToResponse(e, "0b1e6f0c-6a47-4f5e-9d6b-1f0a2c3d4e5f");
+    const http::Response text = http::ToTextResponse(e, "0b1e6f0c-6a47-4f5e-9d6b-1f0a2c3d4e5f");
+    EXPECT_EQ(text.status, doc.status) << e.message;
+    ASSERT_TRUE(text.raw.has_value()) << e.message;
+    EXPECT_EQ(*text.raw, api::DumpJson(doc.body)) << e.message;
+    EXPECT_EQ(*text.raw, doc.body.dump()) << e.message;
+  }
+  // Not valid UTF-8: no text; the document goes on to be serialized (and refused) as before.
+  const model::Error bad = model::Error::Validation("name", "bad byte \xff here");
+  const http::Response text = http::ToTextResponse(bad, "");
+  EXPECT_FALSE(text.raw.has_value());
+  EXPECT_EQ(text.status, 400);
+  EXPECT_EQ(text.body["errors"][0]["msg"], "bad byte \xff here");
 }
 
 }  // namespace
