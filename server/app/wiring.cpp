@@ -23,7 +23,7 @@ void Wire(Services& svc) {
   }
   // ---- Part 4.5 exports: an accepted export runs `exportSeconds` later (fixture timings).
   svc.scheduler.Register("exports.run", [&svc](const model::Job& j) {
-    svc.store.Write([&](model::State& s) { model::RunExport(s, j.args.value("exportId", ""), svc.clock.Now()); });
+    svc.store.Write([&](model::State& s) { model::RunExport(s, j.args.Parse().at("exportId").get<std::string>(), svc.clock.Now()); });
   });
   // Part 4.7 test orders: PENDING -> RUNNING -> COMPLETED (model/placement_tests.hpp).
   svc.scheduler.Register(model::kPlacementAdvanceJob, [&svc](const model::Job& j) {

@@ -90,6 +90,35 @@ TEST(WebhooksModel, FailuresFollowThePart6RetryTableForEightAttempts) {
   EXPECT_TRUE(s.jobs.empty());
 }
 
+// Disabling finds its pending deliveries by the endpoint id inside their argument text (model/state.hpp
+// JobArgs): an id JSON escapes, and an id that is a prefix of another's, still drop exactly its own.
+TEST(WebhooksModel, DisablingDropsExactlyTheEndpointsOwnPendingDeliveries) {
+  State s = TwoAccounts();
+  WebhookEndpoint odd = Endpoint(s, "acc_a", {"domain.updated"});
+  WebhookEndpoint longer = Endpoint(s, "acc_a", {"domain.updated"});
+  auto set_id = [&s](WebhookEndpoint copy, std::string id) {
+    copy.id = std::move(id);
+    s.webhookEndpoints.Insert(copy);
+    return s.webhookEndpoints.Find(copy.id);
+  };
+  WebhookEndpoint* quoted = set_id(odd, "we_\"odd\"\\id");
+  set_id(longer, "we_\"odd\"\\id2");
+  const size_t before = s.jobs.size();
+  for (const char* id : {"we_\"odd\"\\id", "we_\"odd\"\\id2", "we_\"odd\"\\id"})
+    s.Schedule(kT0 + kMinute, kDeliverJob, {{"eventId", "evt_x"}, {"endpointId", id}, {"attempt", 2}});
+  DisableEndpoint(s, *quoted, "test", false, kT0);
+  int dropped = 0;
+  for (const auto& d : s.deliveries) {
+    if (d.status != "dropped") continue;
+    ++dropped;
+    EXPECT_EQ(d.endpointId, "we_\"odd\"\\id");
+    EXPECT_EQ(d.attempt, 2);
+  }
+  EXPECT_EQ(dropped, 2);
+  ASSERT_EQ(s.jobs.size(), before + 1);
+  EXPECT_EQ(std::prev(s.jobs.end())->second.args.value("endpointId", ""), "we_\"odd\"\\id2");
+}
+
 TEST(WebhooksModel, TheTwentiethConsecutiveFailureDisablesAndDropsPendingDeliveries) {
   State s = TwoAccounts();
   const std::string id = Endpoint(s, "acc_a", {"domain.updated"}).id;
