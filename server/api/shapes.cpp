@@ -2,6 +2,7 @@
 
 #include "model/domains.hpp"
 #include "model/messages.hpp"
+#include "model/text.hpp"
 
 namespace emsim::api {
 
@@ -94,23 +95,12 @@ json DnsShieldSlotRecord(const model::DnsShieldSubscription& d) {
           {"availableSlots", d.totalSlots - d.totalUsedSlots}};  // Part 2: totalSlots - totalUsedSlots
 }
 
-namespace {
-// base + middle + id in one allocation (operator+ grew the string twice: every purchase answer
-// carries an invoice URL, issue 7).
-std::string Joined(std::string_view base, std::string_view middle, std::string_view id) {
-  std::string out;
-  out.reserve(base.size() + middle.size() + id.size());
-  out.append(base).append(middle).append(id);
-  return out;
-}
-}  // namespace
-
 std::string InvoiceUrl(const std::string& base_url, const std::string& invoice_id) {
-  return Joined(base_url, "/_sim/invoices/", invoice_id);
+  return model::Concat({base_url, "/_sim/invoices/", invoice_id});  // every purchase answer has one
 }
 
 std::string PlacementCheckoutUrl(const std::string& base_url, const std::string& cart_order_id) {
-  return Joined(base_url, "/_sim/placement-checkouts/", cart_order_id);
+  return model::Concat({base_url, "/_sim/placement-checkouts/", cart_order_id});
 }
 
 // ---- the same records as text; keys in nlohmann's (sorted) order ------------------------------

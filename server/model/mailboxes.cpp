@@ -8,13 +8,8 @@ namespace emsim::model {
 
 std::string MailboxAddress(const State& s, const Mailbox& m) {
   const Domain* d = s.domains.Find(m.domainId);
-  // One allocation: `username + "@" + domain` made two (a placement purchase calls this per
-  // mailbox under the write lock, issue 7).
-  const std::string_view domain = d ? std::string_view(d->domain) : std::string_view();
-  std::string out;
-  out.reserve(m.username.size() + 1 + domain.size());
-  out.append(m.username).append(1, '@').append(domain);
-  return out;
+  // In one allocation: a placement purchase calls this per mailbox under the write lock (issue 7).
+  return Concat({m.username, "@", d ? std::string_view(d->domain) : std::string_view()});
 }
 
 namespace {

@@ -7,6 +7,7 @@
 #include "model/invoices.hpp"
 #include "model/mailboxes.hpp"
 #include "model/payloads.hpp"
+#include "model/text.hpp"
 #include "model/wallet.hpp"
 
 namespace emsim::model {
@@ -33,7 +34,8 @@ void MoveOrders(State& s, const PlacementCart& cart, const std::string& from, co
 }
 
 // A JSON string of `s` as json::dump() writes it. Ids and statuses need no escaping; anything
-// else goes through nlohmann.
+// else goes through nlohmann. (api::AppendJsonString escapes fully and faster, but lives above
+// the model, which links no API code: STYLE.md habit 2.)
 void AppendJsonString(std::string& out, const std::string& s) {
   unsigned bad = 0;  // no early exit: the loop vectorizes
   for (unsigned char c : s) bad |= static_cast<unsigned>(c < 0x20 || c >= 0x7f || c == '"' || c == '\\');
@@ -126,13 +128,10 @@ Result<PlacementReceipt> PurchasePlacementTests(State& s, const Caller& caller, 
   cart.createdAt = now;
   PlacementReceipt r;
   r.walletBefore = r.walletAfter = account->walletCents;
-  // The invoice's description, built in one buffer (issue 7: this runs under the write lock).
+  // The invoice's description, in one allocation (issue 7: this runs under the write lock).
+  const std::string count_text = std::to_string(count);
   auto describe = [&](std::string_view how) {
-    const std::string n = std::to_string(count);
-    std::string d;
-    d.reserve(n.size() + request.testName.size() + how.size() + 24);
-    d.append(n).append(" placement test(s) \"").append(request.testName).append("\"").append(how);
-    return d;
+    return Concat({count_text, " placement test(s) \"", request.testName, "\"", how});
   };
 
   // ---- pay ----
@@ -142,7 +141,7 @@ Result<PlacementReceipt> PurchasePlacementTests(State& s, const Caller& caller, 
     for (const auto& sub : s.subscriptions)
       if (HasCredits(sub, caller.accountId)) available += sub.placementCredits;
     if (available < count)
-      return Error::Validation("placementType", "Not enough MONTHLY placement credits: " + std::to_string(count) +
+      return Error::Validation("placementType", "Not enough MONTHLY placement credits: " + count_text +
                                                     " needed, " + std::to_string(available) +
                                                     " left on active subscriptions (ONE_TIME pays from the wallet)");
     // Each step empties a subscription or covers the rest, so it ends: available >= count.

@@ -1,10 +1,22 @@
 #pragma once
 #include <algorithm>
 #include <cctype>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
 namespace emsim::model {
+
+// The pieces joined in one allocation: `a + b + c` grows the string once per piece, and on the
+// purchase path (URLs, addresses, descriptions) each growth was an allocation (issue 7).
+inline std::string Concat(std::initializer_list<std::string_view> parts) {
+  size_t size = 0;
+  for (const std::string_view p : parts) size += p.size();
+  std::string out;
+  out.reserve(size);
+  for (const std::string_view p : parts) out.append(p);
+  return out;
+}
 
 inline std::string ToLower(std::string_view s) {
   std::string out(s);
