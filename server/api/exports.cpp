@@ -51,7 +51,6 @@ http::Reply ExportMailboxes(http::Ctx& ctx) {
     if (b.contains(key)) in.filters[key] = b[key];
   auto started = ctx.svc.store.Write([&](model::State& s) { return model::StartExport(s, ctx.caller, in, ctx.now); });
   if (!started) return started.error();
-  ctx.svc.scheduler.Poke();  // real clock: the job is picked up on time
   return http::Envelope(model::msg::kExportStarted, nullptr);
 }
 

@@ -15,7 +15,6 @@ http::Reply PurchasePlacementTests(http::Ctx& ctx) {
   auto r = ctx.svc.store.Write(
       [&](model::State& s) { return model::PurchasePlacementTests(s, ctx.caller, in, ctx.now); });
   if (!r) return r.error();
-  ctx.svc.scheduler.Poke();  // real clock: the first step is due later, but wake the runner anyway
   // Written as text (api/json_out.hpp), keys in nlohmann's order, so the bytes are those of the
   // Envelope document (pinned by a test): this is the hottest write endpoint (issue 7).
   // walletBalance in whole dollars (gap decision); the cost is whole dollars, so

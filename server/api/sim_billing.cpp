@@ -98,7 +98,6 @@ http::Reply SimCompletePlacementCheckout(http::Ctx& ctx) {
     return model::CompletePlacementCheckout(s, ctx.req.params.at("id"), ctx.now);
   });
   if (!done) return done.error();
-  ctx.svc.scheduler.Poke();
   return http::Json(CheckoutJson(ctx.svc.baseUrl, *done));
 }
 

@@ -10,11 +10,15 @@ json ClockJson(const sim::Clock& clock) {
 }
 
 void ResetAll(app::Services& svc) {
-  svc.store.Reset();
-  svc.clock.Reset();
+  {
+    auto hold = svc.scheduler.HoldStarts();  // the fixtures' jobs start on the reset clock
+    svc.store.Reset();
+    svc.clock.Reset();
+  }
   svc.journal.Clear();
   svc.errorIds.Reset(svc.options.seed);
   for (auto& hook : svc.resetHooks) hook();
+  svc.scheduler.Poke();  // the clock moved
 }
 
 http::Reply SimHealth(http::Ctx& ctx) {
@@ -34,19 +38,23 @@ http::Reply SimGetState(http::Ctx& ctx) {
 
 http::Reply SimPutState(http::Ctx& ctx) {
   const json& body = ctx.req.body;
-  try {
-    ctx.svc.store.Load(body);
-  } catch (const std::exception& e) {
-    return model::Error::Validation("body", std::string("not a valid state dump: ") + e.what());
+  {
+    auto hold = ctx.svc.scheduler.HoldStarts();  // the loaded jobs start on the loaded clock
+    try {
+      ctx.svc.store.Load(body);
+    } catch (const std::exception& e) {
+      return model::Error::Validation("body", std::string("not a valid state dump: ") + e.what());
+    }
+    // The loaded state may carry /_sim/faults (setting the hint is always safe).
+    if (body.contains("faults") && !body["faults"].empty()) ctx.svc.faultsMayExist.store(true, std::memory_order_release);
+    if (body.contains("clock")) {
+      const json& c = body["clock"];
+      ctx.svc.clock.Restore(c.value("mode", "manual") == "real" ? sim::ClockMode::kReal : sim::ClockMode::kManual,
+                            c.value("epochMs", ctx.svc.clock.Now()));
+    }
   }
-  // The loaded state may carry /_sim/faults (setting the hint is always safe).
-  if (body.contains("faults") && !body["faults"].empty()) ctx.svc.faultsMayExist.store(true, std::memory_order_release);
-  if (body.contains("clock")) {
-    const json& c = body["clock"];
-    ctx.svc.clock.Restore(c.value("mode", "manual") == "real" ? sim::ClockMode::kReal : sim::ClockMode::kManual,
-                          c.value("epochMs", ctx.svc.clock.Now()));
-  }
-  ctx.svc.scheduler.Poke();
+  ctx.svc.scheduler.ForgetQueued();  // attempts queued for the replaced state
+  ctx.svc.scheduler.Poke();          // the clock may have moved
   return http::Json({{"status", "ok"}, {"clock", ClockJson(ctx.svc.clock)}});
 }
 
@@ -61,43 +69,86 @@ http::Reply SimListRequests(http::Ctx& ctx) {
 
 http::Reply SimGetClock(http::Ctx& ctx) { return http::Json(ClockJson(ctx.svc.clock)); }
 
+namespace {
+
+constexpr const char* kDurationGrammarText = "a duration like 90, 90s, 15m, 1.5h, 2h30m, 1d or PT2H30M";
+
+// Client text quoted in a message: at most 64 bytes, cut at a UTF-8 character boundary.
+std::string Quoted(const std::string& text) {
+  if (text.size() <= 64) return text;
+  size_t cut = 64;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut) + "...";
+}
+
+// The clock never moves backwards (sim/clock.hpp), in either mode: a 400 naming the field.
+std::optional<model::Error> RefuseBackwards(const sim::Clock& clock, model::Millis target, const char* param) {
+  const model::Millis now = clock.Now();
+  if (target < now)
+    return model::Error::Validation(param, std::string("the clock never moves backwards (now is ") + model::FormatIso(now) + ")");
+  if (target > sim::Clock::kLatest)
+    return model::Error::Validation(param, std::string("the clock cannot go past ") + model::FormatIso(sim::Clock::kLatest));
+  return std::nullopt;
+}
+
+json AdvanceJson(const sim::Scheduler::AdvanceResult& r, const sim::Clock& clock) {
+  json out = ClockJson(clock);
+  out["now"] = model::FormatIso(r.now);
+  out["epochMs"] = r.now;
+  out["jobsRun"] = r.jobsRun;
+  return out;
+}
+
+}  // namespace
+
 http::Reply SimPutClock(http::Ctx& ctx) {
   const json& b = ctx.req.body;
   std::optional<model::Millis> now;
+  const char* param = b.contains("now") ? "now" : "epochMs";
   if (b.contains("now")) {
     now = model::ParseIso(b["now"].get<std::string>());
     if (!now) return model::Error::Validation("now", "now must be an ISO 8601 UTC timestamp like 2026-01-01T09:00:00.000Z");
   } else if (b.contains("epochMs")) {
-    now = b["epochMs"].get<model::Millis>();
+    if (!b["epochMs"].is_number_integer())
+      return model::Error::Validation("epochMs", "epochMs must be a whole number of milliseconds since 1970");
+    now = b["epochMs"].is_number_unsigned() && b["epochMs"].get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)
+              ? INT64_MAX
+              : b["epochMs"].get<model::Millis>();
   }
-  if (now && *now < ctx.svc.clock.Now())
-    return model::Error::Validation(b.contains("now") ? "now" : "epochMs",
-                                    "the clock never moves backwards (now is " + model::FormatIso(ctx.svc.clock.Now()) + ")");
-  if (b.contains("mode")) ctx.svc.clock.SetMode(b["mode"] == "real" ? sim::ClockMode::kReal : sim::ClockMode::kManual);
-  // Setting `now` forward is an advance: jobs that fall due run, in order.
-  json result = ClockJson(ctx.svc.clock);
-  if (now) {
-    auto r = ctx.svc.scheduler.AdvanceTo(*now);
-    result = ClockJson(ctx.svc.clock);
-    result["jobsRun"] = r.jobsRun;
+  if (now)
+    if (auto refused = RefuseBackwards(ctx.svc.clock, *now, param)) return *refused;
+  if (b.contains("mode")) {
+    ctx.svc.clock.SetMode(b["mode"] == "real" ? sim::ClockMode::kReal : sim::ClockMode::kManual);
+    ctx.svc.scheduler.Poke();  // the loop waits differently in each mode
   }
-  return http::Json(std::move(result));
+  // Setting `now` forward is an advance: jobs that fall due run, in order, each at its due time.
+  if (now) return http::Json(AdvanceJson(ctx.svc.scheduler.AdvanceTo(*now), ctx.svc.clock));
+  return http::Json(ClockJson(ctx.svc.clock));
 }
 
 http::Reply SimAdvanceClock(http::Ctx& ctx) {
   const json& b = ctx.req.body;
-  model::Millis by = 0;
   if (b.contains("seconds") == b.contains("duration"))
     return model::Error::Validation("body", "send exactly one of seconds or duration");
+  model::Millis by = 0;
   if (b.contains("seconds")) {
-    by = static_cast<model::Millis>(b["seconds"].get<double>() * model::kSecond);
+    const double seconds = b["seconds"].get<double>();
+    // Compared as a double before converting: a huge or non-finite value must not overflow.
+    if (!(seconds >= 0)) return model::Error::Validation("seconds", "seconds must not be negative: the clock never moves backwards");
+    if (seconds > static_cast<double>(sim::Clock::kLatest) / model::kSecond)
+      return model::Error::Validation("seconds", std::string("the clock cannot go past ") + model::FormatIso(sim::Clock::kLatest));
+    by = static_cast<model::Millis>(seconds * model::kSecond);
   } else {
-    auto d = model::ParseDuration(b["duration"].get<std::string>());
-    if (!d) return model::Error::Validation("duration", "duration must look like 90s, 5m, 2h, 1d or 1500ms");
+    const std::string text = b["duration"].get<std::string>();
+    auto d = model::ParseDuration(text);
+    if (!d || *d < 0) return model::Error::Validation("duration", "duration '" + Quoted(text) + "' is not " + kDurationGrammarText);
     by = *d;
   }
-  auto r = ctx.svc.scheduler.AdvanceTo(ctx.svc.clock.Now() + by);
-  return http::Json({{"now", model::FormatIso(r.now)}, {"epochMs", r.now}, {"jobsRun", r.jobsRun}});
+  const model::Millis now = ctx.svc.clock.Now();
+  if (by > sim::Clock::kLatest - now)
+    return model::Error::Validation(b.contains("seconds") ? "seconds" : "duration",
+                                    std::string("the clock cannot go past ") + model::FormatIso(sim::Clock::kLatest));
+  return http::Json(AdvanceJson(ctx.svc.scheduler.AdvanceTo(now + by), ctx.svc.clock));
 }
 
 }  // namespace emsim::api

@@ -19,7 +19,8 @@ json DeliveryJson(const model::DeliveryAttempt& d) {
           {"attempt", d.attempt},
           {"status", d.status},
           {"scheduledAt", model::FormatIso(d.scheduledAt)},
-          {"sentAt", Time(d.sentAt)},
+          {"sentAt", Time(d.sentAt)},            // simulated: when the attempt was due and made
+          {"sentAtWall", Time(d.sentAtWall)},    // the wall clock at the HTTP call
           {"responseStatus", d.responseStatus},
           {"error", d.error},
           {"responseBody", d.responseBody},
@@ -84,7 +85,6 @@ http::Reply SimTriggerEvent(http::Ctx& ctx) {
     return json{{"event", SimEventJson(**e)}, {"endpoints", std::move(endpoints)}};
   });
   if (!result) return result.error();
-  ctx.svc.scheduler.Poke();  // real clock: deliveries start now, not at the next tick
   json out = std::move(*result);
   // The payload is the caller's to shape (data overrides); say whether it still fits the schema.
   const std::string schema = "events/" + in.type;

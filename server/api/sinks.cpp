@@ -102,7 +102,7 @@ http::Reply SimSinkReceive(http::Ctx& ctx) {
 
   // The delay is real time and holds no lock; it ends early when emsim shuts down.
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(answer->delayMs);
-  while (std::chrono::steady_clock::now() < until && !ctx.svc.webhooks->stopping())
+  while (std::chrono::steady_clock::now() < until && !ctx.svc.scheduler.stopping())
     std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
         std::chrono::milliseconds(20), until - std::chrono::steady_clock::now()));
 

@@ -77,9 +77,8 @@ int App::Start() {
 }
 
 void App::Stop() {
-  if (scheduler_) scheduler_->Stop();
   // Before the server: an attempt in flight may be talking to one of this server's sinks.
-  if (dispatcher_) dispatcher_->Stop();
+  if (scheduler_) scheduler_->Stop();
   if (server_) server_->Stop();
   if (serve_thread_.joinable()) serve_thread_.join();
 }

@@ -9,33 +9,36 @@
 namespace emsim::app {
 
 void Wire(Services& svc) {
+  auto& sched = svc.scheduler;
+  // Every runner works at `at`, the job's due time (sim/scheduler.hpp): what it changes and the
+  // events it emits carry that time, however late the job actually ran.
   // ---- Part 4.4 domains: purchase lifecycle and the asynchronous settings ----------------------
-  svc.scheduler.Register(model::kConnectJob, [&svc](const model::Job& j) {
-    svc.store.Write([&](model::State& s) { model::RunConnectJob(s, j.args.Parse(), svc.clock.Now()); });
+  sched.Register(model::kConnectJob, [](model::State& s, const model::Job& j, model::Millis at) {
+    model::RunConnectJob(s, j.args.Parse(), at);
   });
-  svc.scheduler.Register(model::kActivateJob, [&svc](const model::Job& j) {
-    svc.store.Write([&](model::State& s) { model::RunActivateJob(s, j.args.Parse(), svc.clock.Now()); });
+  sched.Register(model::kActivateJob, [](model::State& s, const model::Job& j, model::Millis at) {
+    model::RunActivateJob(s, j.args.Parse(), at);
   });
   for (auto setting : {model::DomainSetting::kDmarc, model::DomainSetting::kForwarding, model::DomainSetting::kCatchAll}) {
-    svc.scheduler.Register(model::JobKind(setting), [&svc, setting](const model::Job& j) {
-      svc.store.Write([&](model::State& s) { model::ApplyDomainSetting(s, setting, j.args.Parse(), svc.clock.Now()); });
+    sched.Register(model::JobKind(setting), [setting](model::State& s, const model::Job& j, model::Millis at) {
+      model::ApplyDomainSetting(s, setting, j.args.Parse(), at);
     });
   }
   // ---- Part 4.5 exports: an accepted export runs `exportSeconds` later (fixture timings).
-  svc.scheduler.Register("exports.run", [&svc](const model::Job& j) {
-    svc.store.Write([&](model::State& s) { model::RunExport(s, j.args.Parse().at("exportId").get<std::string>(), svc.clock.Now()); });
+  sched.Register("exports.run", [](model::State& s, const model::Job& j, model::Millis at) {
+    model::RunExport(s, j.args.Parse().at("exportId").get<std::string>(), at);
   });
   // Part 4.7 test orders: PENDING -> RUNNING -> COMPLETED (model/placement_tests.hpp).
-  svc.scheduler.Register(model::kPlacementAdvanceJob, [&svc](const model::Job& j) {
-    svc.store.Write([&](model::State& s) { model::AdvancePlacementTests(s, j.args.Parse(), svc.clock.Now()); });
+  sched.Register(model::kPlacementAdvanceJob, [](model::State& s, const model::Job& j, model::Millis at) {
+    model::AdvancePlacementTests(s, j.args.Parse(), at);
   });
 
-  // ---- Part 6 webhook delivery ---------------------------------------------------------------
-  // parallel: attempts that fall due together (one event to many
-  // endpoints, many retries at once) are sent at the same time, each on its own thread.
-  svc.scheduler.Register(
-      model::kDeliverJob, [&svc](const model::Job& job) { svc.webhooks->Run(job); }, /*parallel=*/true);
-  svc.resetHooks.push_back([&svc] { svc.webhooks->Reset(); });
+  // ---- Part 6 webhook delivery: a task, on the scheduler's workers, so attempts due together
+  // (one event to many endpoints, many retries at once) are sent at the same time.
+  sched.RegisterTask(model::kDeliverJob, [&svc](const model::Job& job, model::Millis at, std::uint64_t generation) {
+    svc.webhooks->Attempt(job, at, generation);
+  });
+  svc.resetHooks.push_back([&svc] { svc.scheduler.ForgetQueued(); });
 }
 
 }  // namespace emsim::app

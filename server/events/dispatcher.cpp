@@ -12,65 +12,14 @@ Dispatcher::Dispatcher(app::Services& svc) : svc_(svc) {
   transport_.insecure = svc.options.webhookInsecure;
 }
 
-Dispatcher::~Dispatcher() { Stop(); }
-
-void Dispatcher::Run(const model::Job& job) {
-  const std::uint64_t generation = svc_.store.generation();
-  if (svc_.clock.mode() == sim::ClockMode::kManual) {
-    Attempt(job, generation);  // inside the advance: time-ordered and deterministic
-    return;
-  }
-  std::lock_guard lock(mu_);
-  if (stop_) return;
-  if (workers_.empty())
-    for (size_t i = 0; i < kDeliveryWorkers; ++i) workers_.emplace_back([this] { Work(); });
-  queue_.emplace_back(job, generation);
-  cv_.notify_one();
-}
-
-void Dispatcher::Work() {
-  for (;;) {
-    std::pair<model::Job, std::uint64_t> item;
-    {
-      std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
-      if (stop_) return;
-      item = std::move(queue_.front());
-      queue_.pop_front();
-    }
-    try {
-      Attempt(item.first, item.second);
-    } catch (const std::exception& e) {
-      sim::Log("error", "webhook attempt failed", {{"job", item.first.seq}, {"what", e.what()}});
-    }
-  }
-}
-
-void Dispatcher::Reset() {
-  std::lock_guard lock(mu_);
-  queue_.clear();
-}
-
-void Dispatcher::Stop() {
-  {
-    std::lock_guard lock(mu_);
-    stop_ = true;
-    queue_.clear();
-  }
-  cv_.notify_all();
-  for (auto& t : workers_)
-    if (t.joinable()) t.join();
-  workers_.clear();
-}
-
-void Dispatcher::Attempt(const model::Job& job, std::uint64_t generation) {
+void Dispatcher::Attempt(const model::Job& job, model::Millis at, std::uint64_t generation) {
   // 1. What to send, under the lock (a disabled endpoint's attempt is recorded as dropped).
   std::optional<model::AttemptPlan> plan;
   std::optional<model::Fault> fault;  // /_sim/faults target "delivery": a broken sender on purpose
   auto url = model::Result<model::UrlParts>(model::Error::Validation("url", "not parsed"));
   svc_.store.Write([&](model::State& s) {
     if (svc_.store.generation() != generation) return;  // the state was reset or replaced
-    plan = model::BeginAttempt(s, job, svc_.clock.Now());
+    plan = model::BeginAttempt(s, job, at);
     if (!plan) return;
     url = model::ParseUrl(plan->url);
     if (url && svc_.faultsMayExist.load(std::memory_order_acquire))
@@ -95,11 +44,11 @@ void Dispatcher::Attempt(const model::Job& job, std::uint64_t generation) {
 
   // 2. Sign and send, with no lock held.
   model::AttemptOutcome outcome;
-  outcome.sentAt = svc_.clock.Now();
+  outcome.sentAt = at;  // simulated: the attempt is made at its due time
+  outcome.sentAtWall = sim::Clock::WallNow();
   // DESIGN.md gap decision: `t` is wall-clock time (receivers compare it with their own clock);
   // --sign-with-simulated-time signs with the simulated clock instead.
-  outcome.signatureTimestamp =
-      (svc_.options.signWithSimulatedTime ? outcome.sentAt : sim::Clock::WallNow()) / model::kSecond;
+  outcome.signatureTimestamp = (svc_.options.signWithSimulatedTime ? at : *outcome.sentAtWall) / model::kSecond;
   if (!url) {
     outcome.error = "bad url: " + url.error().errors.front().msg;  // a hand-edited state dump
   } else {
@@ -118,13 +67,13 @@ void Dispatcher::Attempt(const model::Job& job, std::uint64_t generation) {
   // 3. The outcome, under the lock: counter, retry job or auto-disable.
   svc_.store.Write([&](model::State& s) {
     if (svc_.store.generation() != generation) return;
-    const auto& d = model::FinishAttempt(s, *plan, outcome, svc_.clock.Now());
-    if (const auto* ep = s.webhookEndpoints.Find(d.endpointId); ep && ep->status == "disabled" && ep->disabledAt &&
-                                                                 *ep->disabledAt == svc_.clock.Now())
+    const auto* before = s.webhookEndpoints.Find(plan->endpointId);
+    const bool was_active = before && before->status == "active";
+    model::FinishAttempt(s, *plan, outcome, at);
+    if (const auto* ep = s.webhookEndpoints.Find(plan->endpointId); was_active && ep && ep->status == "disabled")
       sim::Log("warn", "webhook endpoint disabled", {{"endpoint", ep->id}, {"url", ep->url},
                                                      {"reason", ep->disabledReason.value_or("")}});
   });
-  svc_.scheduler.Poke();
 }
 
 }  // namespace emsim::events

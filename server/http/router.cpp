@@ -318,9 +318,6 @@ Response Router::Handle(RawRequest raw) {
     })
                               : (ctx.now = svc_.clock.Now(), route.handler(ctx));
     if (!reply) return fail(reply.error());
-    // A write may have scheduled jobs due now (State::Emit schedules webhook deliveries): under a
-    // real clock, wake the scheduler so they start at once instead of at its next tick.
-    if (req.method != "GET") svc_.scheduler.Poke();
     return Finish(req, std::move(reply.value()), started, false);
   } catch (const std::exception& e) {
     const std::string error_id = svc_.errorIds.Next();

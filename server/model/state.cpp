@@ -74,7 +74,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WebhookEndpoint, id, accountId, 
                                                 disabledReason)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeliveryAttempt, id, jobSeq, eventId, eventType, endpointId,
                                                 accountId, url, attempt, status, scheduledAt, sentAt,
-                                                responseStatus, error, responseBody, durationMs,
+                                                sentAtWall, responseStatus, error, responseBody, durationMs,
                                                 signatureTimestamp, nextAttemptAt, consecutiveFailures)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Notification, id, accountId, channel, to, subject, message, details,
                                                 createdAt)
@@ -199,7 +199,8 @@ std::uint64_t State::ScheduleArgs(Millis due, std::string kind, JobArgs args) {
   // then the insert does not walk down the tree. Under a manual clock nothing runs until the clock
   // moves, so a purchase load keeps hundreds of thousands of jobs, and the walk's cache misses
   // were a visible share of the MONTHLY purchase (issue 7). A wrong hint costs a normal insert.
-  jobs.emplace_hint(jobs.end(), std::make_pair(due, seq), Job{seq, due, std::move(kind), std::move(args)});
+  jobs.emplace_hint(jobs.end(), std::make_pair(due, seq), Job{seq, due, std::move(kind), std::move(args), false});
+  if (due < earliestNewJobDue) earliestNewJobDue = due;
   return seq;
 }
 

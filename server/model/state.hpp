@@ -263,7 +263,8 @@ struct DeliveryAttempt {
   std::int64_t attempt = 1;  // 1..8
   std::string status;
   Millis scheduledAt = 0;
-  std::optional<Millis> sentAt;
+  std::optional<Millis> sentAt;      // simulated: the time the attempt was due and made at
+  std::optional<Millis> sentAtWall;  // the wall-clock time of the HTTP call
   std::optional<std::int64_t> responseStatus;
   std::optional<std::string> error;
   std::optional<std::string> responseBody;  // first bytes only
@@ -346,13 +347,21 @@ inline void to_json(json& j, const JobArgs& a) { j = a.Parse(); }
 inline void from_json(const json& j, JobArgs& a) { a = JobArgs(j); }
 
 // Delayed work is data, so pending work survives a state dump/load and a reset clears it.
-// The scheduler (sim/scheduler) runs jobs in (dueMs, seq) order.
+// The scheduler (sim/scheduler) runs jobs in (dueMs, seq) order, each at its due time.
+//
+// A job stays in State::jobs until the write that records its outcome removes it: a job whose
+// work happens outside the lock (a webhook attempt on the wire) is only marked `running`
+// meanwhile. So a dump taken while it is in flight still holds it (Part 6: at-least-once), and
+// nothing can run it a second time while it is in flight (the scheduler skips running jobs).
 struct Job {
   std::uint64_t seq = 0;
   Millis dueMs = 0;
   std::string kind;  // e.g. "domains.apply_dmarc"; a runner is registered per kind
   JobArgs args;
+  bool running = false;  // taken by the scheduler, outcome not yet recorded; never dumped
 };
+using JobKey = std::pair<Millis, std::uint64_t>;  // (dueMs, seq): a job's place in State::jobs
+inline constexpr Millis kNoJobDue = INT64_MAX;
 
 // An injected fault (/_sim/faults); the rules are in model/faults.hpp.
 inline constexpr const char* kFaultTargetRequest = "request";
@@ -403,8 +412,12 @@ struct State {
   Table<Checkout> checkouts;
 
   std::vector<Event> events;
-  std::map<std::pair<Millis, std::uint64_t>, Job> jobs;
+  std::map<JobKey, Job> jobs;
   std::uint64_t nextJobSeq = 1;
+  // The earliest due time scheduled since the store last cleared it (kNoJobDue: none). Not state:
+  // the store reads it after each write to wake the scheduler only when a write scheduled work
+  // due before what it already waits for (model/store.hpp).
+  Millis earliestNewJobDue = kNoJobDue;
 
   Table<WebhookEndpoint> webhookEndpoints;
   std::vector<DeliveryAttempt> deliveries;

@@ -71,12 +71,20 @@ class Store {
           section_->unlock();
         }
       } end;
+      JobsWatch watch(*this);  // destroyed before `end`: still under the lock
       return f(state_);
     }
     AwaitBaseline();
     std::unique_lock lock(mu_);
+    JobsWatch watch(*this);
     return f(state_);
   }
+
+  // The scheduler's one wake-up: called after a write that scheduled a job, with the earliest
+  // due time it scheduled, and after Reset and Load with kNoJobDue's opposite (INT64_MIN: look
+  // again at everything). It runs with the write lock held, so it must only signal, never lock
+  // the store. Set once, before the store is used by more than one thread.
+  void SetJobsObserver(std::function<void(Millis)> observer) { jobs_observer_ = std::move(observer); }
 
   // A write section for a request: the router runs a write route's authentication and its handler
   // in one, so a POST takes the lock once. Authenticating under the shared lock and then writing
@@ -104,6 +112,15 @@ class Store {
         section_ = nullptr;
       }
     } section(this, &lock);
+    // A section that ends without a Write still reports what it scheduled (under its lock).
+    struct WatchIfHeld {
+      Store& store;
+      std::unique_lock<std::shared_mutex>& lock;
+      ~WatchIfHeld() {
+        if (lock.owns_lock()) store.ReportScheduled();
+      }
+    } watch{*this, lock};
+    state_.earliestNewJobDue = kNoJobDue;
     return f(state_);
   }
 
@@ -120,9 +137,11 @@ class Store {
         ~Rebuilt() { store.Discard(std::move(state)); }
       } fixture{*this, rebuild_()};
       std::unique_lock lock(mu_);
+      JobsWatch watch(*this);
       return f(state_, static_cast<const State&>(fixture.state));
     }
     std::unique_lock lock(mu_);
+    JobsWatch watch(*this);
     return f(state_, static_cast<const State&>(*baseline_));
   }
 
@@ -134,9 +153,12 @@ class Store {
       Replace(rebuild_());  // rebuilt before taking the lock
       return;
     }
-    std::unique_lock lock(mu_);
-    state_ = *baseline_;  // copy-assigned in place: the records' buffers are reused, nothing is freed
-    ++generation_;
+    {
+      std::unique_lock lock(mu_);
+      state_ = *baseline_;  // copy-assigned in place: the records' buffers are reused, nothing is freed
+      ++generation_;
+    }
+    if (jobs_observer_) jobs_observer_(INT64_MIN);
   }
 
   json Dump() const {
@@ -169,7 +191,22 @@ class Store {
       std::swap(state_, next);
       ++generation_;
     }
+    if (jobs_observer_) jobs_observer_(INT64_MIN);
     Discard(std::move(next));  // the old state, outside the lock
+  }
+
+  // Clears the state's note of newly scheduled work on entry and reports it on exit; the store's
+  // lock is held for the whole life of a watch.
+  struct JobsWatch {
+    explicit JobsWatch(Store& s) : store(s) { store.state_.earliestNewJobDue = kNoJobDue; }
+    ~JobsWatch() { store.ReportScheduled(); }
+    Store& store;
+  };
+  void ReportScheduled() {
+    const Millis due = state_.earliestNewJobDue;
+    if (due == kNoJobDue) return;
+    state_.earliestNewJobDue = kNoJobDue;
+    if (jobs_observer_) jobs_observer_(due);
   }
 
   // Frees a state that is no longer used: a small one at once, a big one (a 100k-mailbox state
@@ -196,6 +233,7 @@ class Store {
   std::thread copier_;
   std::mutex discard_mu_;
   std::thread discarder_;  // the one freeing a big state, if any
+  std::function<void(Millis)> jobs_observer_;
 };
 
 }  // namespace emsim::model

@@ -268,20 +268,18 @@ std::optional<AttemptPlan> BeginAttempt(State& s, const Job& job, Millis now) {
   const std::string endpoint_id = args.value("endpointId", "");
   const Event* ev = s.FindEvent(event_id);
   const WebhookEndpoint* ep = s.webhookEndpoints.Find(endpoint_id);
-  if (!ep) {
-    RecordDropped(s, job, "unknown endpoint " + endpoint_id);
+  const JobKey key{job.dueMs, job.seq};
+  auto drop = [&](const std::string& reason) {
+    RecordDropped(s, job, reason);
+    s.jobs.erase(key);
     return std::nullopt;
-  }
-  if (ep->status != "active") {
-    // Part 3 / Part 6: a disabled endpoint gets nothing more.
-    RecordDropped(s, job, "endpoint disabled");
-    return std::nullopt;
-  }
-  if (!ev) {
-    RecordDropped(s, job, "unknown event " + event_id);
-    return std::nullopt;
-  }
+  };
+  if (!ep) return drop("unknown endpoint " + endpoint_id);
+  // Part 3 / Part 6: a disabled endpoint gets nothing more.
+  if (ep->status != "active") return drop("endpoint disabled");
+  if (!ev) return drop("unknown event " + event_id);
   AttemptPlan p;
+  p.job = key;
   p.jobSeq = job.seq;
   p.eventId = ev->id;
   p.eventType = ev->type;
@@ -292,12 +290,6 @@ std::optional<AttemptPlan> BeginAttempt(State& s, const Job& job, Millis now) {
   p.body = EventEnvelope(*ev).dump();
   p.attempt = args.value("attempt", std::int64_t{1});
   p.scheduledAt = job.dueMs;
-  if (p.attempt < kMaxAttempts) {
-    const Millis next = now + kRetryDelays[p.attempt - 1];
-    const std::uint64_t seq =
-        s.Schedule(next, kDeliverJob, {{"eventId", p.eventId}, {"endpointId", p.endpointId}, {"attempt", p.attempt + 1}});
-    p.retryJob = std::make_pair(next, seq);
-  }
   return p;
 }
 
@@ -313,6 +305,7 @@ const DeliveryAttempt& FinishAttempt(State& s, const AttemptPlan& plan, const At
   d.attempt = plan.attempt;
   d.scheduledAt = plan.scheduledAt;
   d.sentAt = o.sentAt;
+  d.sentAtWall = o.sentAtWall;
   d.responseStatus = o.status;
   if (!o.error.empty()) d.error = o.error;
   if (!o.responseBody.empty()) d.responseBody = o.responseBody;
@@ -322,19 +315,25 @@ const DeliveryAttempt& FinishAttempt(State& s, const AttemptPlan& plan, const At
   // or a network error is a failure.
   const bool success = o.error.empty() && o.status && *o.status >= 200 && *o.status <= 299;
   d.status = success ? "succeeded" : "failed";
+  s.jobs.erase(plan.job);  // this attempt is over, whatever came of it
 
-  if (success && plan.retryJob) s.jobs.erase(*plan.retryJob);  // delivered: no next attempt
   WebhookEndpoint* ep = s.webhookEndpoints.Find(plan.endpointId);
   bool disable = false;
   if (ep) {
     if (success) {
       ep->consecutiveFailures = 0;  // Part 3: any success resets the counter
-    } else {
+    } else if (ep->status == "active") {
+      // An endpoint disabled while this attempt was on the wire counts no more failures and gets
+      // no next attempt (its pending deliveries were dropped when it was disabled).
       ++ep->consecutiveFailures;
-      // The next attempt was scheduled when this one began; it is still there unless the
-      // endpoint was disabled meanwhile (then it was dropped and recorded so).
-      if (plan.retryJob && s.jobs.count(*plan.retryJob)) d.nextAttemptAt = plan.retryJob->first;
-      disable = ep->status == "active" && ep->consecutiveFailures >= kDisableAfterFailures;
+      disable = ep->consecutiveFailures >= kDisableAfterFailures;
+      if (!disable && plan.attempt < kMaxAttempts) {
+        // Part 6: the next attempt comes the schedule's delay after this one was due.
+        const Millis next = plan.scheduledAt + kRetryDelays[plan.attempt - 1];
+        s.Schedule(next, kDeliverJob,
+                   {{"eventId", plan.eventId}, {"endpointId", plan.endpointId}, {"attempt", plan.attempt + 1}});
+        d.nextAttemptAt = next;
+      }
     }
     d.consecutiveFailures = ep->consecutiveFailures;
   }
@@ -359,7 +358,9 @@ void DisableEndpoint(State& s, WebhookEndpoint& e, const std::string& reason, bo
   const std::string quoted_id = json(e.id).dump();
   for (auto it = s.jobs.begin(); it != s.jobs.end();) {
     const Job& job = it->second;
-    if (job.kind == kDeliverJob && job.args.text().find(quoted_id) != std::string::npos &&
+    // A running job is on the wire: FinishAttempt records it and, the endpoint being disabled,
+    // schedules nothing after it.
+    if (job.kind == kDeliverJob && !job.running && job.args.text().find(quoted_id) != std::string::npos &&
         job.args.value("endpointId", "") == e.id) {
       RecordDropped(s, job, "endpoint disabled: " + reason);
       it = s.jobs.erase(it);
@@ -395,7 +396,7 @@ std::vector<DeliveryAttempt> ListDeliveries(const State& s, const DeliveryFilter
     d.eventId = args.value("eventId", "");
     d.endpointId = args.value("endpointId", "");
     d.attempt = args.value("attempt", std::int64_t{1});
-    d.status = "scheduled";
+    d.status = job.running ? "in_flight" : "scheduled";
     d.scheduledAt = job.dueMs;
     if (const Event* ev = s.FindEvent(d.eventId)) d.eventType = ev->type;
     if (const WebhookEndpoint* ep = s.webhookEndpoints.Find(d.endpointId)) {

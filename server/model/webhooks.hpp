@@ -74,31 +74,32 @@ json EventEnvelope(const Event& e);
 
 // What one due "webhooks.deliver" job sends.
 struct AttemptPlan {
+  JobKey job;  // the job carrying this attempt; it stays in State::jobs, running, until FinishAttempt
   std::uint64_t jobSeq = 0;
   std::string eventId, eventType, endpointId, accountId, url, secret;
   std::string body;  // the raw envelope, byte for byte what is signed and sent
   std::int64_t attempt = 1;
-  Millis scheduledAt = 0;
-  std::optional<std::pair<Millis, std::uint64_t>> retryJob;  // key in State::jobs of the next attempt
+  Millis scheduledAt = 0;  // the job's due time: the attempt is made at this simulated time
 };
 // Looks up the job's event and endpoint. When the attempt must not be made (endpoint disabled or
-// gone, event gone) it is recorded as dropped and nullopt is answered. Otherwise the next attempt
-// is scheduled at once, before anything is sent (write-ahead): a state dumped while this attempt
-// is in flight still holds a delivery of the event (Part 6: at-least-once). FinishAttempt cancels
-// it on success.
+// gone, event gone) it is recorded as dropped, its job removed, and nullopt is answered. The job
+// itself stays (running) until FinishAttempt: a state dumped while the attempt is in flight
+// still holds a delivery of the event (Part 6: at-least-once).
 std::optional<AttemptPlan> BeginAttempt(State& s, const Job& job, Millis now);
 
 struct AttemptOutcome {
-  Millis sentAt = 0;
+  Millis sentAt = 0;                   // simulated: the attempt's due time
+  std::optional<Millis> sentAtWall;    // the wall-clock time of the HTTP call
   std::optional<std::int64_t> status;  // HTTP status when an answer came
   std::string error;                   // non-empty: timeout, connection or TLS error
   std::string responseBody;
   std::int64_t durationMs = 0;
   std::int64_t signatureTimestamp = 0;
 };
-// Records the attempt; Part 6: a 2xx succeeds, resets the endpoint's counter and cancels the next
-// attempt; anything else counts a failure and keeps the next attempt (kRetryDelays after this
-// one began); Part 3: the 20th failure in a row disables the endpoint.
+// Records the attempt and removes its job. Part 6: a 2xx succeeds and resets the endpoint's
+// counter; anything else counts a failure and schedules the next attempt kRetryDelays after this
+// one's due time (while the endpoint stays active and attempts remain); Part 3: the 20th failure
+// in a row disables the endpoint.
 const DeliveryAttempt& FinishAttempt(State& s, const AttemptPlan& plan, const AttemptOutcome& outcome, Millis now);
 
 // Sets an endpoint disabled and drops its pending deliveries (each recorded as dropped);
@@ -109,7 +110,8 @@ void DisableEndpoint(State& s, WebhookEndpoint& endpoint, const std::string& rea
 struct DeliveryFilter {
   std::string endpointId, eventId, status, accountId;
 };
-// Every attempt made or dropped, then every attempt still scheduled (status "scheduled"), ordered
+// Every attempt made or dropped, then every attempt still to be made (status "scheduled", or
+// "in_flight" while its HTTP call is under way), ordered
 // by scheduled time (ties: event, endpoint, attempt), so the listing is deterministic.
 std::vector<DeliveryAttempt> ListDeliveries(const State& s, const DeliveryFilter& f);
 

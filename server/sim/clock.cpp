@@ -24,7 +24,7 @@ ClockMode Clock::mode() const { return mode_.load(std::memory_order_acquire); }
 
 bool Clock::Set(model::Millis now) {
   std::lock_guard lock(mu_);
-  if (now < Now()) return false;
+  if (now < Now() || now > kLatest) return false;
   if (mode_ == ClockMode::kManual) manual_now_ = now;
   else real_offset_ = now - WallNow();
   return true;
@@ -41,7 +41,15 @@ void Clock::SetMode(ClockMode mode) {
   mode_.store(mode, std::memory_order_release);
 }
 
-void Clock::Reset() { Restore(start_mode_, start_); }
+void Clock::Reset() {
+  if (start_mode_ == ClockMode::kManual) {
+    Restore(ClockMode::kManual, start_);
+    return;
+  }
+  std::lock_guard lock(mu_);
+  if (mode_ == ClockMode::kManual) real_offset_ = manual_now_ - WallNow();  // continue from the frozen time
+  mode_.store(ClockMode::kReal, std::memory_order_release);
+}
 
 void Clock::Restore(ClockMode mode, model::Millis now) {
   std::lock_guard lock(mu_);

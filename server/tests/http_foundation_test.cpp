@@ -587,12 +587,11 @@ TEST(Control, AdvanceRunsDueJobsInTimeOrderIncludingJobsScheduledByJobs) {
   std::vector<std::string> ran;
   std::vector<model::Millis> at;
   auto& svc = server.svc();
-  svc.scheduler.Register("test.record", [&](const model::Job& j) {
+  svc.scheduler.Register("test.record", [&](model::State& s, const model::Job& j, model::Millis when) {
     ran.push_back(j.args.Parse()["name"]);
-    at.push_back(svc.clock.Now());
-    if (j.args.Parse()["name"] == "b") {
-      svc.store.Write([&](model::State& s) { s.Schedule(svc.clock.Now() + 30 * model::kSecond, "test.record", {{"name", "c"}}); });
-    }
+    at.push_back(when);
+    EXPECT_EQ(svc.clock.Now(), when) << "the clock stands at the job's due time while it runs";
+    if (j.args.Parse()["name"] == "b") s.Schedule(when + 30 * model::kSecond, "test.record", {{"name", "c"}});
   });
   const model::Millis t0 = svc.clock.Now();
   svc.store.Write([&](model::State& s) {

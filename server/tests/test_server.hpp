@@ -30,10 +30,12 @@ struct HttpResult {
 
 class TestServer {
  public:
-  explicit TestServer(app::Options options = {}) {
+  // A manual clock unless told otherwise: tests move time with POST /_sim/clock/advance, which
+  // works the same on a real clock (sim/scheduler.hpp), so the time-model tests run in both.
+  explicit TestServer(app::Options options = {}, sim::ClockMode mode = sim::ClockMode::kManual) {
     options.port = 0;
     options.host = "127.0.0.1";
-    options.clockMode = sim::ClockMode::kManual;
+    options.clockMode = mode;
     app_ = std::make_unique<app::App>(options);
     port_ = app_->Start();
     client_ = std::make_unique<httplib::Client>("127.0.0.1", port_);

@@ -36,8 +36,8 @@ const WebhookEndpoint& Endpoint(State& s, const std::string& account, std::vecto
 int RunDeliveries(State& s, Millis until, std::optional<std::int64_t> status, const std::string& error = "") {
   int ran = 0;
   while (!s.jobs.empty() && s.jobs.begin()->first.first <= until) {
+    s.jobs.begin()->second.running = true;  // the scheduler took it
     Job job = s.jobs.begin()->second;
-    s.jobs.erase(s.jobs.begin());
     auto plan = BeginAttempt(s, job, job.dueMs);
     if (!plan) continue;
     AttemptOutcome o;
@@ -137,7 +137,7 @@ TEST(WebhooksModel, TheTwentiethConsecutiveFailureDisablesAndDropsPendingDeliver
   EXPECT_TRUE(s.jobs.empty()) << "pending retries dropped";
   int dropped = 0;
   for (const auto& d : s.deliveries) dropped += d.status == "dropped";
-  EXPECT_EQ(dropped, 20);
+  EXPECT_EQ(dropped, 19) << "the 19 retries pending; the 20th failure scheduled none";
   // Nothing more for a disabled endpoint.
   s.Emit("domain.updated", "acc_a", json::object(), kT0 + kMinute);
   EXPECT_TRUE(s.jobs.empty());
@@ -152,25 +152,47 @@ TEST(WebhooksModel, TheTwentiethConsecutiveFailureDisablesAndDropsPendingDeliver
   EXPECT_EQ(s.webhookEndpoints.Find(id)->consecutiveFailures, 0);
 }
 
-TEST(WebhooksModel, AnAttemptInFlightIsCoveredByADumpAndCancelledWhenItSucceeds) {
+TEST(WebhooksModel, AnAttemptInFlightIsCoveredByADumpAndRemovedWhenItIsRecorded) {
   State s = TwoAccounts();
   Endpoint(s, "acc_a", {"domain.updated"});
   s.Emit("domain.updated", "acc_a", json::object(), kT0);
+  s.jobs.begin()->second.running = true;  // the scheduler took it
   Job job = s.jobs.begin()->second;
-  s.jobs.erase(s.jobs.begin());  // the scheduler took it
   auto plan = BeginAttempt(s, job, kT0);
   ASSERT_TRUE(plan);
-  // Dumped while the POST is on the wire: the loaded state still delivers the event.
+  // Dumped while the POST is on the wire: the loaded state still delivers the event, as attempt 1
+  // (the job is not running in a state that was loaded).
   State loaded = LoadState(DumpState(s));
   ASSERT_EQ(loaded.jobs.size(), 1u);
-  EXPECT_EQ(loaded.jobs.begin()->second.args.Parse()["attempt"], 2);
-  EXPECT_EQ(loaded.jobs.begin()->second.dueMs, kT0 + kMinute);
+  EXPECT_EQ(loaded.jobs.begin()->second.args.Parse()["attempt"], 1);
+  EXPECT_FALSE(loaded.jobs.begin()->second.running);
+  // No retry exists while the attempt is in flight, so none can go out before it is answered.
+  EXPECT_EQ(s.jobs.size(), 1u);
   // The live state: the attempt succeeds, so no second attempt.
   AttemptOutcome ok;
   ok.status = 200;
   FinishAttempt(s, *plan, ok, kT0);
   EXPECT_TRUE(s.jobs.empty());
   EXPECT_FALSE(s.deliveries.back().nextAttemptAt);
+}
+
+TEST(WebhooksModel, DisablingAnEndpointLeavesItsAttemptInFlightToBeRecordedWithNoRetry) {
+  State s = TwoAccounts();
+  const std::string id = Endpoint(s, "acc_a", {"domain.updated"}).id;
+  s.Emit("domain.updated", "acc_a", json::object(), kT0);
+  s.jobs.begin()->second.running = true;
+  Job job = s.jobs.begin()->second;
+  auto plan = BeginAttempt(s, job, kT0);
+  ASSERT_TRUE(plan);
+  ASSERT_TRUE(UpdateEndpoint(s, {"acc_a", ""}, id, {std::nullopt, std::nullopt, "disabled"}, false, kT0).ok());
+  EXPECT_EQ(s.jobs.size(), 1u) << "the running attempt is not dropped under the sender's feet";
+  AttemptOutcome failed;
+  failed.status = 500;
+  const auto& d = FinishAttempt(s, *plan, failed, kT0);
+  EXPECT_EQ(d.status, "failed");
+  EXPECT_FALSE(d.nextAttemptAt);
+  EXPECT_TRUE(s.jobs.empty());
+  EXPECT_EQ(s.webhookEndpoints.Find(id)->consecutiveFailures, 0) << "a disabled endpoint counts no more failures";
 }
 
 TEST(WebhooksModel, UrlRules) {
