@@ -78,6 +78,7 @@ http::Reply SimTriggerEvent(http::Ctx& ctx) {
   in.type = b.at("type");
   in.apiKey = b.at("apiKey");
   if (b.contains("objectId")) in.objectId = b["objectId"].get<std::string>();
+  // A copy that recurses on the value's depth: bounded by the limited parser (64 levels).
   if (b.contains("data")) in.data = b["data"];
   auto result = ctx.svc.store.Write([&](model::State& s) -> model::Result<json> {
     auto e = model::TriggerEvent(s, in, ctx.now);

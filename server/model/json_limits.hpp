@@ -34,6 +34,10 @@ inline constexpr JsonLimits kRequestJsonLimits{64, 64 * 1024, 100'000, 1'000'000
 // dump always loads again; its tables and text may be larger than one request's.
 inline constexpr JsonLimits kStateJsonLimits{96, 1024 * 1024, 10'000'000, 50'000'000};
 
+// An answer read by the scenario runner: it may embed a whole state document a few levels down
+// (GET /_sim/requests lists the body of a PUT /_sim/state).
+inline constexpr JsonLimits kAnswerJsonLimits{128, 1024 * 1024, 10'000'000, 50'000'000};
+
 // Integers a client may send anywhere: int64, so every count, amount and time fits the model's
 // types. Floats outside it are refused too (a schema's "integer" accepts 1e300).
 inline constexpr std::int64_t kMaxJsonInteger = INT64_MAX;

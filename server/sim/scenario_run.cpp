@@ -110,9 +110,9 @@ class Runner {
     }
     out.status = res->status;
     out.headers = res->headers;
-    // The answer may come from any server the runner was pointed at: read with limits (the state
-    // limits, as GET /_sim/state is the largest answer), so the matcher's recursion stays bounded.
-    auto parsed = model::ParseJsonLimited(res->body, model::kStateJsonLimits);
+    // The answer may come from any server the runner was pointed at: read with limits, so the
+    // matcher's recursion stays bounded.
+    auto parsed = model::ParseJsonLimited(res->body, model::kAnswerJsonLimits);
     if (parsed) {
       out.body = std::move(*parsed);
       out.isJson = true;
