@@ -18,6 +18,7 @@
 #include "model/json_limits.hpp"
 #include "model/messages.hpp"
 #include "sim/fixtures.hpp"
+#include "sim/scenario_match.hpp"
 #include "sim/scenario_parse.hpp"
 #include "sim/yaml_doc.hpp"
 #include "test_server.hpp"
@@ -487,6 +488,21 @@ TEST(HostileScenarios, LongScalarsParseWithoutARegex) {
   std::string deep = "name: deep\nvars:\n  x: ";
   deep += std::string(200, '[') + std::string(200, ']') + "\nsteps:\n  - GET: /_sim/health\n";
   EXPECT_THROW(sim::ParseScenarioText(deep, "d.yaml", "."), sim::ScenarioParseError);
+}
+
+TEST(HostileScenarios, MatcherRegexesAreBoundedOnBothSides) {
+  const json regex = {{"$regex", "^a.*b$"}};
+  EXPECT_TRUE(sim::MatchJson(regex, std::string(10000, 'a') + "b").empty());  // an export's CSV fits
+  const auto long_text = sim::MatchJson(regex, std::string(200000, 'a') + "b");
+  ASSERT_EQ(long_text.size(), 1u);
+  EXPECT_NE(sim::FormatMismatches(long_text, "").find("too long"), std::string::npos);
+  const auto long_format = sim::MatchJson({{"$match", "uuid"}}, std::string(200000, 'a'));
+  EXPECT_EQ(long_format.size(), 1u);
+  EXPECT_TRUE(sim::CheckMatcherTree({{"$regex", std::string(1000, 'a')}}).has_value());
+  EXPECT_FALSE(sim::CheckMatcherTree({{"$regex", "^ok$"}}).has_value());
+  // Numeric text is read by hand, whatever its length.
+  EXPECT_TRUE(sim::MatchJson({{"$gte", 1}}, "12.50").empty());
+  EXPECT_EQ(sim::MatchJson({{"$gte", 1}}, std::string(200000, '9')).size(), 1u);
 }
 
 TEST(HostileScenarios, FixtureReferencesStayInsideTheScenarioFolder) {
