@@ -1,5 +1,6 @@
 #include "api/domains.hpp"
 
+#include "api/query.hpp"
 #include "api/shapes.hpp"
 #include "model/domain_purchase.hpp"
 #include "model/domains.hpp"
@@ -32,7 +33,9 @@ http::Reply ScheduleSetting(http::Ctx& ctx, model::DomainSetting setting, const 
 }  // namespace
 
 http::Reply ListDomains(http::Ctx& ctx) {
-  const std::int64_t page = std::stoll(ctx.req.Query("page", "1"));  // pattern-checked by the schema
+  auto page_or = QueryInt(ctx.req, "page", 1, 1, kMaxPage);
+  if (!page_or) return page_or.error();
+  const std::int64_t page = *page_or;
   return ctx.svc.store.Read([&](const model::State& s) {
     auto view = model::ListDomains(s, ctx.caller, ctx.req.Query("contains"), page);
     // Written as text (api/json_out.hpp); the same bytes as the Envelope of DomainListRecords.

@@ -1,5 +1,6 @@
 #include "api/mailboxes.hpp"
 
+#include "api/query.hpp"
 #include "api/shapes.hpp"
 #include "model/mailboxes.hpp"
 #include "model/messages.hpp"
@@ -7,7 +8,9 @@
 namespace emsim::api {
 
 http::Reply ListMailboxes(http::Ctx& ctx) {
-  const std::int64_t page = std::stoll(ctx.req.Query("page", "1"));  // pattern-checked by the schema
+  auto page_or = QueryInt(ctx.req, "page", 1, 1, kMaxPage);
+  if (!page_or) return page_or.error();
+  const std::int64_t page = *page_or;
   return ctx.svc.store.Read([&](const model::State& s) {
     auto view = model::ListMailboxes(s, ctx.caller, ctx.req.Query("contains"), page);
     // Written as text (api/json_out.hpp), keys in sorted order: the bytes an nlohmann Envelope

@@ -1,5 +1,6 @@
 #include "api/onebox.hpp"
 
+#include "api/query.hpp"
 #include "api/shapes.hpp"
 #include "model/search.hpp"
 
@@ -34,8 +35,12 @@ http::Reply SearchEmails(http::Ctx& ctx) {
                                       "query");
     (std::string(key) == "after" ? q.after : q.before) = *t;
   }
-  q.limit = std::stoll(req.Query("limit", std::to_string(model::kSearchDefaultLimit)));
-  q.page = std::stoll(req.Query("page", "1"));
+  auto limit = QueryInt(req, "limit", model::kSearchDefaultLimit, 1, 100);
+  if (!limit) return limit.error();
+  auto page = QueryInt(req, "page", 1, 1, kMaxPage);
+  if (!page) return page.error();
+  q.limit = *limit;
+  q.page = *page;
 
   return ctx.svc.store.Read([&](const model::State& s) -> http::Reply {
     auto view = model::SearchEmails(s, ctx.caller, q);

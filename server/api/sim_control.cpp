@@ -1,5 +1,7 @@
 #include "api/sim_control.hpp"
 
+#include "api/query.hpp"
+#include "model/json_limits.hpp"
 #include "model/messages.hpp"
 
 namespace emsim::api {
@@ -38,20 +40,39 @@ http::Reply SimGetState(http::Ctx& ctx) {
 
 http::Reply SimPutState(http::Ctx& ctx) {
   const json& body = ctx.req.body;
+  // All or nothing: everything is checked before anything is replaced. The state itself is
+  // checked whole by Load (LoadState builds a new State and swaps it in only once it is valid);
+  // the clock is read first, so a bad clock cannot fail the request after the state changed.
+  if (!body.is_object()) return model::Error::Validation("body", "not a valid state dump: state must be a JSON object");
+  std::optional<std::pair<sim::ClockMode, model::Millis>> clock;
+  if (const auto c = body.find("clock"); c != body.end()) {
+    if (!c->is_object()) return model::Error::Validation("clock", "clock must be an object {mode, epochMs}");
+    sim::ClockMode mode = sim::ClockMode::kManual;
+    if (const auto m = c->find("mode"); m != c->end()) {
+      if (*m != "real" && *m != "manual") return model::Error::Validation("clock.mode", "clock.mode must be real or manual");
+      mode = *m == "real" ? sim::ClockMode::kReal : sim::ClockMode::kManual;
+    }
+    model::Millis epoch_ms = ctx.svc.clock.Now();
+    if (const auto e = c->find("epochMs"); e != c->end()) {
+      if (!e->is_number_integer() || e->get<std::int64_t>() < model::kMinTimeMs || e->get<std::int64_t>() > model::kMaxTimeMs)
+        return model::Error::Validation("clock.epochMs",
+                                        "clock.epochMs must be a whole number of Unix ms in the years 1970 to 9999 (0 to " +
+                                            std::to_string(model::kMaxTimeMs) + ")");
+      epoch_ms = e->get<model::Millis>();
+    }
+    clock.emplace(mode, epoch_ms);
+  }
   {
     auto hold = ctx.svc.scheduler.HoldStarts();  // the loaded jobs start on the loaded clock
     try {
       ctx.svc.store.Load(body);
-    } catch (const std::exception& e) {
+    } catch (const std::exception& e) {  // LoadState throws before anything is swapped in
       return model::Error::Validation("body", std::string("not a valid state dump: ") + e.what());
     }
     // The loaded state may carry /_sim/faults (setting the hint is always safe).
-    if (body.contains("faults") && !body["faults"].empty()) ctx.svc.faultsMayExist.store(true, std::memory_order_release);
-    if (body.contains("clock")) {
-      const json& c = body["clock"];
-      ctx.svc.clock.Restore(c.value("mode", "manual") == "real" ? sim::ClockMode::kReal : sim::ClockMode::kManual,
-                            c.value("epochMs", ctx.svc.clock.Now()));
-    }
+    if (const auto f = body.find("faults"); f != body.end() && !f->empty())
+      ctx.svc.faultsMayExist.store(true, std::memory_order_release);
+    if (clock) ctx.svc.clock.Restore(clock->first, clock->second);
   }
   ctx.svc.scheduler.ForgetQueued();  // attempts queued for the replaced state
   ctx.svc.scheduler.Poke();          // the clock may have moved
@@ -62,9 +83,14 @@ http::Reply SimListRequests(http::Ctx& ctx) {
   json filters = json::object();
   for (const char* key : {"method", "path", "operationId"})
     if (ctx.req.query.contains(key)) filters[key] = ctx.req.query[key];
-  if (ctx.req.query.contains("status")) filters["status"] = std::stoi(ctx.req.Query("status"));
-  const size_t limit = ctx.req.query.contains("limit") ? std::stoul(ctx.req.Query("limit")) : 0;
-  return http::Json({{"requests", ctx.svc.journal.List(filters, limit)}});
+  if (ctx.req.query.contains("status")) {
+    auto status = QueryInt(ctx.req, "status", 0, 100, 599);
+    if (!status) return status.error();
+    filters["status"] = *status;
+  }
+  auto limit = QueryInt(ctx.req, "limit", 0, 0, 999'999);
+  if (!limit) return limit.error();
+  return http::Json({{"requests", ctx.svc.journal.List(filters, static_cast<size_t>(*limit))}});
 }
 
 http::Reply SimGetClock(http::Ctx& ctx) { return http::Json(ClockJson(ctx.svc.clock)); }

@@ -1,5 +1,6 @@
 #include "api/sim_events.hpp"
 
+#include "api/query.hpp"
 #include "api/shapes.hpp"
 #include "model/webhooks.hpp"
 
@@ -41,8 +42,10 @@ json EndpointSummary(const model::WebhookEndpoint& e) {
           {"disabledReason", e.disabledReason}};
 }
 
+// 0: no limit. The schema allows up to 6 digits; a value it let through that does not read is 0.
 size_t Limit(const http::Request& req) {
-  return req.query.contains("limit") ? std::stoul(req.Query("limit")) : 0;  // pattern-checked by the schema
+  auto n = QueryInt(req, "limit", 0, 0, 999'999);
+  return n ? static_cast<size_t>(*n) : 0;
 }
 
 // Keeps the newest `limit` (0: all), oldest first.
@@ -76,6 +79,7 @@ http::Reply SimTriggerEvent(http::Ctx& ctx) {
   in.type = b.at("type");
   in.apiKey = b.at("apiKey");
   if (b.contains("objectId")) in.objectId = b["objectId"].get<std::string>();
+  // A copy that recurses on the value's depth: bounded by the limited parser (64 levels).
   if (b.contains("data")) in.data = b["data"];
   auto result = ctx.svc.store.Write([&](model::State& s) -> model::Result<json> {
     auto e = model::TriggerEvent(s, in, ctx.now);

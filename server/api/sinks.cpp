@@ -6,6 +6,7 @@
 #include "events/dispatcher.hpp"
 #include "events/signer.hpp"
 #include "model/messages.hpp"
+#include "model/json_limits.hpp"
 #include "model/sinks.hpp"
 
 namespace emsim::api {
@@ -85,7 +86,10 @@ http::Reply SimSinkReceive(http::Ctx& ctx) {
   in.method = ctx.req.method;
   in.path = ctx.req.path;
   in.body = ctx.req.rawBody;  // Part 6: the signature covers the raw, unparsed body
-  for (const auto& [k, v] : ctx.req.headers) in.headers[k] = v;  // as sent (http/server.cpp drops httplib's own)
+  // As sent (http/server.cpp drops httplib's own), except bytes that are not UTF-8: the recorded
+  // request is listed as JSON (GET /_sim/sinks/:id), which cannot carry them.
+  for (const auto& [k, v] : ctx.req.headers)
+    in.headers[model::IsValidUtf8(k) ? k : model::SafeText(k)] = model::IsValidUtf8(v) ? v : model::SafeText(v, 8192);
   model::SignatureProbe probe;
   const std::string header = ctx.req.Header("x-service-signature");
   std::optional<events::ParsedSignature> sig;

@@ -1,6 +1,7 @@
 #include "http/error_mapper.hpp"
 
 #include "api/json_out.hpp"
+#include "model/json_limits.hpp"
 
 namespace emsim::http {
 
@@ -18,7 +19,20 @@ int StatusOf(model::ErrorCode code) {
   return 500;
 }
 
-Response ToResponse(const model::Error& error, const std::string& error_id) {
+namespace {
+// Messages quote client text (a header, a path, a name): bytes that are not UTF-8 cannot be
+// written in a JSON answer, so they are replaced rather than turning a 4xx into a 500.
+std::string Utf8(const std::string& s) { return model::IsValidUtf8(s) ? s : model::SafeText(s, 4096); }
+
+model::Error Utf8(const model::Error& error) {
+  model::Error out{error.code, Utf8(error.message), {}};
+  for (const auto& e : error.errors) out.errors.push_back({Utf8(e.msg), Utf8(e.param), Utf8(e.location)});
+  return out;
+}
+}  // namespace
+
+Response ToResponse(const model::Error& raw_error, const std::string& error_id) {
+  const model::Error error = Utf8(raw_error);
   const int status = StatusOf(error.code);
   json body = {{"status", status}, {"message", error.message}};
   if (error.code == model::ErrorCode::kValidation) {
@@ -47,7 +61,7 @@ Response ToTextResponse(const model::Error& error, const std::string& error_id) 
     }
     w.Key("message").String(error.message).Key("status").Int(status).EndObject();
   } catch (const json::exception&) {
-    return ToResponse(error, error_id);
+    return ToTextResponse(Utf8(error), error_id);  // some text was not UTF-8 (the second pass cannot throw)
   }
   Response out;
   out.status = status;

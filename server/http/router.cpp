@@ -13,6 +13,7 @@
 #include "api/json_out.hpp"
 #include "http/error_mapper.hpp"
 #include "model/faults.hpp"
+#include "model/json_limits.hpp"
 #include "model/messages.hpp"
 #include "sim/log.hpp"
 
@@ -126,19 +127,11 @@ bool IsBlank(const std::string& s) {
   return true;
 }
 
-// "line 1, column 14: unexpected '}'" from nlohmann's byte offset.
-std::string WhereItBroke(const std::string& body, const json::parse_error& e) {
-  size_t line = 1, col = 1;
-  for (size_t i = 0; i + 1 < e.byte && i < body.size(); ++i) {
-    if (body[i] == '\n') { ++line; col = 1; } else { ++col; }
-  }
-  std::string what = e.what();
-  const auto pos = what.find("syntax error");
-  if (pos != std::string::npos) what = what.substr(pos);
-  return "line " + std::to_string(line) + ", column " + std::to_string(col) + ": " + what;
-}
-
 bool IsControlPath(const std::string& path) { return path == "/_sim" || path.rfind("/_sim/", 0) == 0; }
+
+// The state document of PUT /_sim/state nests request values a level or two deeper than the
+// requests that carried them (model/json_limits.hpp), so it gets the state limits.
+constexpr std::string_view kStateLoadOperation = "sim.state.put";
 
 // The answer of a fault that replaces the whole answer. Without a `body`, an error status gets
 // the spec's shape for it (Part 7), so a client sees what a real failure looks like; a string
@@ -175,22 +168,21 @@ std::optional<model::Error> Router::CheckRequest(const Route& route, Request& re
     // Kept raw for the handler, which parses the YAML itself (its errors name file lines).
     if (!IsYamlContentType(req.Header("content-type"))) {
       return model::Error{model::ErrorCode::kUnsupportedMediaType,
-                          std::string(model::msg::kYamlMediaType) + " (got '" + req.Header("content-type") + "')", {}};
+                          std::string(model::msg::kYamlMediaType) + " (got '" + model::SafeText(req.Header("content-type")) + "')", {}};
     }
   } else if (!IsBlank(req.rawBody)) {
     if (!IsJsonContentType(req.Header("content-type"))) {
       return model::Error{model::ErrorCode::kUnsupportedMediaType,
-                          std::string(model::msg::kUnsupportedMediaType) + " (got '" + req.Header("content-type") + "')", {}};
+                          std::string(model::msg::kUnsupportedMediaType) + " (got '" + model::SafeText(req.Header("content-type")) + "')", {}};
     }
-    try {
-      req.body = json::parse(req.rawBody);
-      req.hasBody = true;
-    } catch (const json::parse_error& e) {
-      const std::string what = std::string(model::msg::kMalformedJson) + " at " + WhereItBroke(req.rawBody, e);
-      model::Error err = model::Error::Validation("body", what);
-      err.message = what;
-      return err;
-    }
+    // Limits before work: depth, string and array sizes and number range are refused while
+    // parsing, so nothing below (schema, handler, journal redaction) walks an unbounded value.
+    const model::JsonLimits& limits =
+        route.operationId == kStateLoadOperation ? model::kStateJsonLimits : model::kRequestJsonLimits;
+    auto parsed = model::ParseJsonLimited(req.rawBody, limits, "body");
+    if (!parsed) return parsed.error();
+    req.body = std::move(*parsed);
+    req.hasBody = true;
   }
 
   // ---- schema validation (Part 7) ----------------------------------------------------------------
@@ -225,11 +217,39 @@ Response Router::Handle(RawRequest raw) {
   req.headers = std::move(raw.headers);
   req.rawBody = std::move(raw.body);
   const model::Millis started = svc_.clock.Now();
-  for (const auto& [k, v] : raw.params) {
+  // Text the journal and messages will quote must be UTF-8 (a JSON answer cannot carry other
+  // bytes): a path or query value that is not is answered 400 below, and kept here made safe.
+  std::optional<model::Error> bad_text;
+  if (!model::IsValidUtf8(req.path)) {
+    bad_text = model::Error::Validation("path", "the path is not valid UTF-8", "path");
+    req.path = model::SafeText(req.path, 2048);
+  }
+  for (const auto& [raw_key, raw_value] : raw.params) {
+    const bool key_ok = model::IsValidUtf8(raw_key), value_ok = model::IsValidUtf8(raw_value);
+    const std::string k = key_ok ? raw_key : model::SafeText(raw_key);
+    const std::string v = value_ok ? raw_value : model::SafeText(raw_value);
+    if ((!key_ok || !value_ok) && !bad_text)
+      bad_text = model::Error::Validation(k, "query parameter " + k + " is not valid UTF-8", "query");
     if (!req.query.contains(k)) req.query[k] = v;
     else if (req.query[k].is_array()) req.query[k].push_back(v);
     else req.query[k] = json::array({req.query[k], v});
   }
+  // A 400 carries its field errors and no errorId (Part 7), so it draws none.
+  auto fail = [&](const model::Error& e) {
+    const bool validation = e.code == model::ErrorCode::kValidation;
+    return Finish(req, ToTextResponse(e, validation ? std::string() : svc_.errorIds.Next()), started, validation,
+                  /*error_text=*/true);
+  };
+  // An exception that escapes a step is a bug, not the client's fault: a 500 whose errorId the log
+  // line carries (Part 7), and the server goes on serving.
+  auto internal_error = [&](const char* what) {
+    const std::string error_id = svc_.errorIds.Next();
+    sim::Log("error", "unhandled exception", {{"requestId", req.requestId}, {"errorId", error_id},
+                                              {"operationId", req.operationId}, {"what", model::SafeText(what, 500)}});
+    return Finish(req, ToResponse(model::Error::Internal(model::msg::kInternalError), error_id), started, false);
+  };
+  if (bad_text) return fail(*bad_text);
+
   // ---- faults (/_sim/faults) ---------------------------------------------------------------------
   // Early, so an injected answer replaces the whole pipeline (no auth, no handler: nothing
   // changes); an edit of the real answer (`patch`) lets the pipeline run and is applied in
@@ -254,13 +274,6 @@ Response Router::Handle(RawRequest raw) {
       }
     }
   }
-
-  // A 400 carries its field errors and no errorId (Part 7), so it draws none.
-  auto fail = [&](const model::Error& e) {
-    const bool validation = e.code == model::ErrorCode::kValidation;
-    return Finish(req, ToTextResponse(e, validation ? std::string() : svc_.errorIds.Next()), started, validation,
-                  /*error_text=*/true);
-  };
 
   // ---- route -------------------------------------------------------------------------------------
   Match match = Find(req.method, req.path);
@@ -300,7 +313,15 @@ Response Router::Handle(RawRequest raw) {
     if (!caller) return fail(caller.error());
     ctx.caller = *caller;
   }
-  if (auto problem = CheckRequest(route, req, authenticated)) {
+  std::optional<model::Error> problem;
+  try {
+    problem = CheckRequest(route, req, authenticated);
+  } catch (const std::exception& e) {
+    return internal_error(e.what());
+  } catch (...) {
+    return internal_error("unknown exception");
+  }
+  if (problem) {
     if (one_section) {
       if (auto caller = svc_.store.Read(authenticate); !caller) return fail(caller.error());
     }
@@ -320,14 +341,9 @@ Response Router::Handle(RawRequest raw) {
     if (!reply) return fail(reply.error());
     return Finish(req, std::move(reply.value()), started, false);
   } catch (const std::exception& e) {
-    const std::string error_id = svc_.errorIds.Next();
-    sim::Log("error", "unhandled exception", {{"requestId", req.requestId}, {"errorId", error_id},
-                                              {"operationId", req.operationId}, {"what", e.what()}});
-    return Finish(req, ToResponse(model::Error::Internal(model::msg::kInternalError), error_id), started, false);
+    return internal_error(e.what());
   } catch (...) {
-    const std::string error_id = svc_.errorIds.Next();
-    sim::Log("error", "unhandled exception", {{"requestId", req.requestId}, {"errorId", error_id}});
-    return Finish(req, ToResponse(model::Error::Internal(model::msg::kInternalError), error_id), started, false);
+    return internal_error("unknown exception");
   }
 }
 
@@ -371,7 +387,9 @@ Response Router::Finish(Request& req, Response res, const model::Millis started,
     entry.status = res.status;
     entry.hasBody = req.hasBody;
     if (req.hasBody) entry.body = std::move(req.rawBody);
-    else if (!req.rawBody.empty()) entry.rawBody = req.rawBody.substr(0, 4096);
+    // Cut at a character boundary and made UTF-8: the journal is listed as JSON, and one entry
+    // that cannot be written would make every later GET /_sim/requests fail.
+    else if (!req.rawBody.empty()) entry.rawBody = model::SafeText(req.rawBody, 4096);
     // An error answer the pipeline wrote as text (ToTextResponse) is kept as it is; other text
     // answers (a sink's, an injected text body) are not journaled, as before.
     if (res.status >= 400 && res.raw && error_text) entry.response = *res.raw;

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "model/json_limits.hpp"
 #include "model/webhooks.hpp"
 
 // state.hpp declares every to_json/from_json as an ordinary function (EMSIM_DECLARE_JSON) and
@@ -251,12 +252,132 @@ json TableToJson(const Table<T>& t) {
 template <class T>
 void TableFromJson(const json& j, const char* key, Table<T>& t) {
   if (!j.contains(key)) return;
+  const json& rows = j.at(key);
+  if (!rows.is_array()) throw std::invalid_argument(std::string("state.") + key + ": must be an array");
+  std::vector<T> out;
+  out.reserve(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    try {
+      out.push_back(rows[i].get<T>());
+    } catch (const std::exception& e) {  // the row that is wrong, so a large dump can be fixed
+      throw std::invalid_argument(std::string("state.") + key + "[" + std::to_string(i) + "]: " + e.what());
+    }
+  }
   try {
-    t.Assign(j.at(key).get<std::vector<T>>());
+    t.Assign(std::move(out));
   } catch (const std::exception& e) {
     throw std::invalid_argument(std::string("state.") + key + ": " + e.what());
   }
 }
+
+// Ranges of the values a loaded document may carry, checked before the state is used: a time
+// near INT64_MAX plus a retry delay overflowed, a fault or sink delay of years held a worker for
+// ever. Each failure names the field.
+class RangeCheck {
+ public:
+  void Time(const char* table, const std::string& id, const char* field, Millis t) const {
+    if (t < kMinTimeMs || t > kMaxTimeMs) Fail(table, id, field, "must be a time in the years 1970 to 9999 (Unix ms)");
+  }
+  void Time(const char* table, const std::string& id, const char* field, const std::optional<Millis>& t) const {
+    if (t) Time(table, id, field, *t);
+  }
+  void Range(const char* table, const std::string& id, const char* field, std::int64_t v, std::int64_t lo,
+             std::int64_t hi) const {
+    if (v < lo || v > hi)
+      Fail(table, id, field, "must be from " + std::to_string(lo) + " to " + std::to_string(hi));
+  }
+
+ private:
+  [[noreturn]] static void Fail(const char* table, const std::string& id, const char* field, const std::string& what) {
+    throw std::invalid_argument(std::string("state.") + table + ": " + SafeText(id, 100) + "." + field + " " + what);
+  }
+};
+
+// Money: up to ten trillion dollars, so sums of a few amounts stay far from overflow.
+constexpr Cents kMaxLoadedCents = 1'000'000'000'000'000;
+
+void CheckRanges(const State& s) {
+  const RangeCheck c;
+  for (const auto& [key, seconds] : s.timings) c.Range("timings", key, "", seconds, 0, kMaxTimingSeconds);
+  for (const auto& a : s.accounts) c.Range("accounts", a.id, "walletCents", a.walletCents, 0, kMaxLoadedCents);
+  for (const auto& w : s.workspaces) c.Time("workspaces", w.id, "createdAt", w.createdAt);
+  for (const auto& d : s.domains) {
+    c.Time("domains", d.id, "createdAt", d.createdAt);
+    c.Time("domains", d.id, "updatedAt", d.updatedAt);
+    c.Time("domains", d.id, "registeredOn", d.registeredOn);
+    c.Time("domains", d.id, "expireOn", d.expireOn);
+  }
+  for (const auto& m : s.mailboxes) {
+    c.Time("mailboxes", m.id, "assignedOn", m.assignedOn);
+    c.Time("mailboxes", m.id, "expireOn", m.expireOn);
+    c.Time("mailboxes", m.id, "createdAt", m.createdAt);
+  }
+  for (const auto& x : s.subscriptions) {
+    c.Time("subscriptions", x.id, "periodStart", x.periodStart);
+    c.Time("subscriptions", x.id, "periodEnd", x.periodEnd);
+    c.Time("subscriptions", x.id, "subscriptionCreationDate", x.subscriptionCreationDate);
+  }
+  for (const auto& i : s.invoices) {
+    c.Time("invoices", i.id, "createdAt", i.createdAt);
+    c.Time("invoices", i.id, "paidAt", i.paidAt);
+    c.Range("invoices", i.id, "amountCents", i.amountCents, -kMaxLoadedCents, kMaxLoadedCents);
+  }
+  for (const auto& p : s.placementCarts) {
+    c.Time("placementCarts", p.id, "createdAt", p.createdAt);
+    c.Time("placementCarts", p.id, "paidAt", p.paidAt);
+  }
+  for (const auto& t : s.placementTests) {
+    c.Time("placementTests", t.id, "createdAt", t.createdAt);
+    c.Time("placementTests", t.id, "updatedAt", t.updatedAt);
+  }
+  for (const auto& k : s.checkouts) {
+    c.Time("checkouts", k.id, "createdAt", k.createdAt);
+    c.Time("checkouts", k.id, "paidAt", k.paidAt);
+    c.Range("checkouts", k.id, "amountCents", k.amountCents, -kMaxLoadedCents, kMaxLoadedCents);
+  }
+  for (const auto& e : s.emails) c.Time("emails", e.id, "date", e.date);
+  for (const auto& x : s.exports) {
+    c.Time("exports", x.id, "createdAt", x.createdAt);
+    c.Time("exports", x.id, "completedAt", x.completedAt);
+    c.Time("exports", x.id, "reconnectedAt", x.reconnectedAt);
+  }
+  for (const auto& t : s.thirdPartyAccounts) {
+    c.Time("thirdPartyAccounts", t.id, "createdAt", t.createdAt);
+    c.Time("thirdPartyAccounts", t.id, "updatedAt", t.updatedAt);
+  }
+  for (const auto& t : s.tenants) c.Time("tenants", t.id, "createdAt", t.createdAt);
+  for (const auto& e : s.events) c.Time("events", e.id, "createdMs", e.createdMs);
+  for (const auto& e : s.webhookEndpoints) {
+    c.Time("webhookEndpoints", e.id, "createdAt", e.createdAt);
+    c.Time("webhookEndpoints", e.id, "updatedAt", e.updatedAt);
+    c.Time("webhookEndpoints", e.id, "disabledAt", e.disabledAt);
+  }
+  for (const auto& d : s.deliveries) {
+    c.Time("deliveries", d.id, "scheduledAt", d.scheduledAt);
+    c.Time("deliveries", d.id, "sentAt", d.sentAt);
+    c.Time("deliveries", d.id, "nextAttemptAt", d.nextAttemptAt);
+  }
+  for (const auto& n : s.notifications) c.Time("notifications", n.id, "createdAt", n.createdAt);
+  for (const auto& k : s.sinks) {
+    c.Time("sinks", k.id, "createdAt", k.createdAt);
+    // The limits of POST /_sim/sinks (schemas/requests/sim.sinks.create.json).
+    c.Range("sinks", k.id, "behaviour.delayMs", k.behaviour.delayMs, 0, 120'000);
+    c.Range("sinks", k.id, "behaviour.status", k.behaviour.status, 100, 599);
+    c.Range("sinks", k.id, "behaviour.failStatus", k.behaviour.failStatus, 100, 599);
+    c.Range("sinks", k.id, "behaviour.redirectStatus", k.behaviour.redirectStatus, 100, 599);
+    c.Range("sinks", k.id, "behaviour.failFirst", k.behaviour.failFirst, 0, kMaxJsonInteger);
+    for (const auto& r : k.requests) c.Time("sinks", k.id, "requests[].receivedAt", r.receivedAt);
+  }
+  for (const auto& [key, job] : s.jobs) c.Time("jobs", std::to_string(job.seq), "dueMs", job.dueMs);
+  for (const auto& f : s.faults) {
+    c.Time("faults", f.id, "createdAt", f.createdAt);
+    c.Range("faults", f.id, "delayMs", f.delayMs, 0, kMaxFaultDelayMs);
+    c.Range("faults", f.id, "times", f.times, 0, kMaxJsonInteger);
+    c.Range("faults", f.id, "hits", f.hits, 0, kMaxJsonInteger);
+    if (f.status) c.Range("faults", f.id, "status", *f.status, 100, 599);
+  }
+}
+
 }  // namespace
 
 json DumpState(const State& s) {
@@ -336,6 +457,7 @@ State LoadState(const json& j) {
   } catch (const std::exception& e) {
     throw std::invalid_argument(std::string("state: ") + e.what());
   }
+  CheckRanges(s);
   // Referential checks: a dangling reference would crash later requests.
   for (const auto& w : s.workspaces)
     if (!s.accounts.Contains(w.accountId))

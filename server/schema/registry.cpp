@@ -21,6 +21,11 @@ namespace fs = std::filesystem;
 struct Registry::Compiled {
   json resolved;
   valijson::Schema schema;
+  // Where a `pattern` (or a `format` valijson checks with a regex) applies: paths from the
+  // document's root, "*" for any item or member. valijson matches with std::regex, which recurses
+  // once per character: a 60,000-character email overflowed the stack before authentication. A
+  // string at one of these paths longer than kMaxRegexSubject is refused before valijson runs.
+  std::vector<std::vector<std::string>> regexPaths;
 
   // A request schema validates {query, body}. When its root says no more than "an object whose
   // query is Q and body is B (either or both required)" and {} passes Q, a document whose query
@@ -74,6 +79,115 @@ struct Registry::Compiled {
     return body;
   }
 };
+
+namespace {
+
+// Far above any value a pattern here describes (ids, emails, URLs, dates), far below the length
+// at which std::regex's recursion exhausts a worker thread's stack (tens of thousands).
+constexpr size_t kMaxRegexSubject = 4096;
+
+bool IsRegexFormat(const json& node) {
+  const auto f = node.find("format");
+  return f != node.end() && f->is_string() && (*f == "date" || *f == "time" || *f == "date-time");
+}
+
+// Our own schema files, so their depth is ours (Inline already bounds $ref nesting).
+void CollectRegexPaths(const json& node, std::vector<std::string>& path, std::vector<std::vector<std::string>>& out) {
+  if (!node.is_object()) return;
+  if (node.contains("pattern") || IsRegexFormat(node)) out.push_back(path);
+  if (const auto props = node.find("properties"); props != node.end() && props->is_object()) {
+    for (const auto& [k, v] : props->items()) {
+      path.push_back(k);
+      CollectRegexPaths(v, path, out);
+      path.pop_back();
+    }
+  }
+  for (const char* any : {"items", "additionalItems", "additionalProperties", "contains"}) {
+    const auto it = node.find(any);
+    if (it == node.end()) continue;
+    path.push_back("*");
+    if (it->is_array()) {
+      for (const auto& v : *it) CollectRegexPaths(v, path, out);
+    } else {
+      CollectRegexPaths(*it, path, out);
+    }
+    path.pop_back();
+  }
+  if (const auto pp = node.find("patternProperties"); pp != node.end() && pp->is_object()) {
+    path.push_back("*");
+    for (const auto& [k, v] : pp->items()) CollectRegexPaths(v, path, out);
+    path.pop_back();
+  }
+  for (const char* same : {"allOf", "anyOf", "oneOf"}) {
+    if (const auto it = node.find(same); it != node.end() && it->is_array())
+      for (const auto& v : *it) CollectRegexPaths(v, path, out);
+  }
+  for (const char* same : {"not", "if", "then", "else"})
+    if (const auto it = node.find(same); it != node.end()) CollectRegexPaths(*it, path, out);
+}
+
+// Strings too long for a regex at `paths`, as issues (with `collect`; otherwise only whether
+// there is one, without building their paths: the cost of every valid request). `target` is the
+// whole document, or its body when `under_body` (then only paths under "body" apply). The walk
+// follows the schema's paths, not the document, so it never goes deeper than the schema does.
+bool LongRegexSubjects(const std::vector<std::vector<std::string>>& paths, const json& target, bool under_body,
+                       std::vector<Issue>* collect) {
+  struct At {
+    const json* node;
+    size_t seg;
+    std::vector<std::string> where;  // only when collecting
+  };
+  static thread_local std::vector<At> todo;
+  todo.clear();
+  bool found = false;
+  for (const auto& path : paths) {
+    size_t first = 0;
+    if (under_body) {
+      if (path.empty() || (path[0] != "body" && path[0] != "*")) continue;
+      first = 1;
+    }
+    todo.push_back({&target, first, collect && under_body ? std::vector<std::string>{"body"} : std::vector<std::string>{}});
+    while (!todo.empty()) {
+      At at = std::move(todo.back());
+      todo.pop_back();
+      if (at.seg == path.size()) {
+        if (at.node->is_string() && at.node->get_ref<const std::string&>().size() > kMaxRegexSubject) {
+          found = true;
+          if (!collect) {
+            todo.clear();
+            return true;
+          }
+          Issue issue;
+          issue.path = std::move(at.where);
+          issue.message = "must be at most " + std::to_string(kMaxRegexSubject) + " bytes long";
+          collect->push_back(std::move(issue));
+        }
+        continue;
+      }
+      const auto child = [&](const json& v, const std::string& name) {
+        std::vector<std::string> where;
+        if (collect) {
+          where = at.where;
+          where.push_back(name);
+        }
+        todo.push_back({&v, at.seg + 1, std::move(where)});
+      };
+      const std::string& seg = path[at.seg];
+      if (at.node->is_object()) {
+        if (seg == "*") {
+          for (const auto& [k, v] : at.node->items()) child(v, k);
+        } else if (const auto it = at.node->find(seg); it != at.node->end()) {
+          child(*it, seg);
+        }
+      } else if (at.node->is_array() && seg == "*") {
+        for (size_t i = 0; i < at.node->size(); ++i) child((*at.node)[i], collect ? std::to_string(i) : std::string());
+      }
+    }
+  }
+  return found;
+}
+
+}  // namespace
 
 std::string Issue::Pointer() const {
   std::string out;
@@ -247,6 +361,8 @@ Registry::Registry(const fs::path& dir) {
     const json& raw = parsed.Get(file.lexically_normal());
     compiled->resolved = Inline(raw, file, raw, parsed, 0);
     compiled->resolved.erase("definitions");
+    std::vector<std::string> path;
+    CollectRegexPaths(compiled->resolved, path, compiled->regexPaths);
     try {
       valijson::SchemaParser parser;  // draft 7
       valijson::adapters::NlohmannJsonAdapter adapter(compiled->resolved);
@@ -306,6 +422,11 @@ std::vector<Issue> Registry::Issues(const Compiled& c, const valijson::Schema& s
   // Kept too: a ValidationResults is a std::deque, which allocates its first block on construction,
   // even for the valid request that records nothing. Every error is popped below; the check
   // covers an exception that left some behind.
+  if (!c.regexPaths.empty() && LongRegexSubjects(c.regexPaths, target, under_body, nullptr)) {
+    std::vector<Issue> too_long;
+    LongRegexSubjects(c.regexPaths, target, under_body, &too_long);
+    return too_long;
+  }
   static thread_local valijson::ValidationResults results;
   if (results.numErrors() != 0) results = valijson::ValidationResults();
   valijson::adapters::NlohmannJsonAdapter adapter(target);

@@ -5,6 +5,8 @@
 #include <set>
 #include <sstream>
 
+#include "model/json_limits.hpp"
+#include "sim/contained_file.hpp"
 #include "sim/fixture_gen.hpp"
 #include "sim/yaml_doc.hpp"
 
@@ -90,6 +92,7 @@ class Reader {
     }
     auto t = n.IsScalar() ? model::ParseIso(n.Scalar()) : std::nullopt;
     if (!t) Fail(n, path + "." + key, "must be an ISO 8601 UTC timestamp like 2026-01-01T09:00:00.000Z");
+    if (*t < model::kMinTimeMs || *t > model::kMaxTimeMs) Fail(n, path + "." + key, "must lie in the years 1970 to 9999");
     return *t;
   }
   model::Cents Money(const yaml::Node& parent, const char* key, const std::string& path) const {
@@ -394,7 +397,9 @@ Fixture LoadFixtureText(const std::string& text, const std::string& name, std::u
       const std::string key = t.Key(i).Scalar();
       if (!DefaultTimings().count(key)) r.Fail(t.Key(i), "timings." + key, "unknown timing");
       std::int64_t v = r.Int(t, key.c_str(), "timings");
-      if (v < 0) r.Fail(t.Value(i), "timings." + key, "must be >= 0");
+      // Bounded, so the model's time arithmetic (now + seconds * 1000) cannot overflow.
+      if (v < 0 || v > model::kMaxTimingSeconds)
+        r.Fail(t.Value(i), "timings." + key, "must be from 0 to " + std::to_string(model::kMaxTimingSeconds) + " seconds");
       f.state.timings[key] = v;
     }
   }
@@ -456,11 +461,13 @@ Fixture LoadFixtureText(const std::string& text, const std::string& name, std::u
 }
 
 Fixture LoadFixtureFile(const std::string& path, std::uint64_t seed) {
-  std::ifstream in(path);
-  if (!in) throw FixtureError(path + ": cannot open fixture file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return LoadFixtureText(ss.str(), path, seed);
+  std::string text;
+  try {
+    text = ReadRegularFile(path, kMaxFixtureBytes);
+  } catch (const FileRefError& e) {
+    throw FixtureError(std::string(e.what()) + " (a fixture file must be a regular file)");
+  }
+  return LoadFixtureText(text, path, seed);
 }
 
 }  // namespace emsim::sim

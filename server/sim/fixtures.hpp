@@ -1,6 +1,7 @@
 #pragma once
 // Loads a fixture file (fixtures/README.md) into a State. A malformed file throws FixtureError
 // whose message names the file, the line and the field: emsim refuses to start with it.
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -22,6 +23,10 @@ struct Fixture {
   std::function<model::State()> rebuild;
 };
 
+// The largest fixture file read (a generated fixture of 100,000 domains is ~30 MB).
+inline constexpr std::uintmax_t kMaxFixtureBytes = 256ull * 1024 * 1024;
+
+// A regular file of at most kMaxFixtureBytes (sim/contained_file.hpp), else FixtureError.
 Fixture LoadFixtureFile(const std::string& path, std::uint64_t seed);
 Fixture LoadFixtureText(const std::string& yaml_text, const std::string& name, std::uint64_t seed);
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "model/json_limits.hpp"
+
 namespace emsim::sim {
 
 Journal::Journal(size_t capacity)
@@ -32,6 +34,14 @@ void Journal::Add(JournalEntry&& entry) {
 }  // the entry it replaced is freed here
 
 void Journal::Add(json entry) {
+  // Records made before the pipeline ran (the transport's errors) quote the request line as it
+  // came: made UTF-8 here, so listing the journal can always write them.
+  for (const char* key : {"method", "path"}) {
+    if (auto it = entry.find(key); it != entry.end() && it->is_string()) {
+      const std::string& text = it->get_ref<const std::string&>();
+      if (!model::IsValidUtf8(text) || text.size() > 4096) *it = model::SafeText(text, 4096);
+    }
+  }
   Item item(std::move(entry));
   Put(std::move(item));
 }
@@ -105,6 +115,8 @@ size_t Journal::size() const {
   return std::min(n, capacity_);
 }
 
+// Recursive on the value's depth, which the limited parser bounded when the body came
+// (model::kRequestJsonLimits / kStateJsonLimits: at most 96 levels).
 json Redact(const json& value) {
   if (value.is_object()) {
     json out = json::object();

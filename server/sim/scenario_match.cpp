@@ -1,12 +1,20 @@
 #include "sim/scenario_match.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <regex>
 #include <set>
 
 namespace emsim::sim {
 
 namespace {
+
+// A scenario's $regex is the author's, the text it is matched against an answer's: both bounded.
+// std::regex recurses about once per character it consumes (a few hundred bytes of stack each;
+// 60,000 characters overflowed a worker's 8 MiB stack): 16 KiB stays well inside it and still
+// takes an export's CSV of a few dozen mailboxes.
+constexpr size_t kMaxRegexPattern = 512;
+constexpr size_t kMaxRegexSubject = 16 * 1024;
 
 const std::set<std::string>& Keywords() {
   static const std::set<std::string> k = {"$match", "$regex", "$type",  "$gte",    "$gt",    "$lte", "$lt",
@@ -77,14 +85,25 @@ bool HasType(const json& v, const std::string& type) {
 }
 
 // A number, or numeric text ("12.99"): the spec carries counts and prices as text in places.
+// -?[0-9]+(\.[0-9]+)? checked by hand: std::regex recurses per character of a long string.
 std::optional<double> AsNumber(const json& v) {
   if (v.is_number()) return v.get<double>();
-  if (v.is_string()) {
-    const std::string& s = v.get_ref<const std::string&>();
-    static const std::regex kNumeric("^-?[0-9]+(\\.[0-9]+)?$");
-    if (std::regex_match(s, kNumeric)) return std::stod(s);
+  if (!v.is_string()) return std::nullopt;
+  const std::string& s = v.get_ref<const std::string&>();
+  if (s.size() > 64) return std::nullopt;  // no price or count is this long
+  size_t i = s.size() > 0 && s[0] == '-' ? 1 : 0;
+  const auto digits = [&] {
+    const size_t from = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i - from;
+  };
+  if (digits() == 0) return std::nullopt;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (digits() == 0) return std::nullopt;
   }
-  return std::nullopt;
+  if (i != s.size()) return std::nullopt;
+  return std::strtod(s.c_str(), nullptr);
 }
 
 void Match(const json& expected, const json* actual, const std::string& path, std::vector<Mismatch>& out);
@@ -146,6 +165,13 @@ void MatchKeyword(const std::string& kw, const json& arg, const json* actual, co
     return;
   }
   const json& a = *actual;
+  // Matchers use std::regex, which recurses per character: text longer than this is not matched
+  // (a mismatch that says so) rather than risking the runner's stack.
+  if ((kw == "$match" || kw == "$regex") && a.is_string() && a.get_ref<const std::string&>().size() > kMaxRegexSubject) {
+    out.push_back({path, "text of " + std::to_string(a.get_ref<const std::string&>().size()) + " bytes is too long for " +
+                             kw + " (at most " + std::to_string(kMaxRegexSubject) + ")"});
+    return;
+  }
   if (kw == "$match") {
     const Format* f = FindFormat(arg.get<std::string>());
     if (!f) {
@@ -157,6 +183,7 @@ void MatchKeyword(const std::string& kw, const json& arg, const json* actual, co
   } else if (kw == "$regex") {
     std::regex re;
     try {
+      if (arg.get_ref<const std::string&>().size() > kMaxRegexPattern) throw std::regex_error(std::regex_constants::error_complexity);
       re = std::regex(arg.get<std::string>());
     } catch (const std::regex_error& e) {
       out.push_back({path, "bad $regex " + Brief(arg) + ": " + e.what()});
@@ -207,6 +234,9 @@ void MatchKeyword(const std::string& kw, const json& arg, const json* actual, co
   }
 }
 
+// Recursive on both trees: `expected` comes from the scenario's YAML (64 levels at most,
+// scenario_parse.cpp), `actual` from an answer read with the answer limits (128 levels,
+// model/json_limits.hpp), so the depth is bounded.
 void Match(const json& expected, const json* actual, const std::string& path, std::vector<Mismatch>& out) {
   if (IsMatcher(expected)) {
     for (const auto& [kw, arg] : expected.items()) MatchKeyword(kw, arg, actual, path, out);
@@ -274,6 +304,8 @@ std::optional<std::string> Check(const json& e, const std::string& path) {
       }
     } else if (kw == "$regex") {
       if (!arg.is_string()) return at + "$regex needs a string";
+      if (arg.get_ref<const std::string&>().size() > kMaxRegexPattern)
+        return at + "$regex is longer than " + std::to_string(kMaxRegexPattern) + " characters";
       try {
         std::regex re(arg.get<std::string>());
       } catch (const std::regex_error& err) {

@@ -2,6 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <fstream>
@@ -9,6 +12,9 @@
 #include <set>
 #include <sstream>
 
+#include "model/json_limits.hpp"
+#include "sim/contained_file.hpp"
+#include "sim/fixtures.hpp"
 #include "sim/scenario_match.hpp"
 
 namespace emsim::sim {
@@ -98,9 +104,61 @@ std::string Join(const std::vector<std::string>& items) {
   return out;
 }
 
+// Limits before work (STYLE.md habit 11): a scenario can come over HTTP (POST /_sim/scenarios/run).
+constexpr size_t kMaxScenarioBytes = 4 * 1024 * 1024;
+// Values a scenario sends become request bodies, which emsim refuses past this depth anyway.
+constexpr size_t kMaxValueDepth = model::kRequestJsonLimits.maxDepth;
+// yaml-cpp shares an aliased node; converting it to JSON copies it once per alias. The copies of
+// the whole document together may not pass this many values (a 536-byte "billion laughs" would
+// otherwise grow to gigabytes), beyond one value per byte of the file.
+constexpr size_t kMaxAliasExpansion = 100'000;
+
+bool IsAsciiLetter(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// [A-Za-z_][A-Za-z0-9_]*, by hand: std::regex recurses per character of a long scalar.
 bool IsIdentifier(const std::string& s) {
-  static const std::regex kId("^[A-Za-z_][A-Za-z0-9_]*$");
-  return std::regex_match(s, kId);
+  if (s.empty() || !(IsAsciiLetter(s[0]) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(IsAsciiLetter(c) || IsDigit(c) || c == '_')) return false;
+  return true;
+}
+
+// YAML 1.2 core integers: [-+]?[0-9]+
+bool IsIntegerText(std::string_view s) {
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!IsDigit(c)) return false;
+  return true;
+}
+
+// YAML 1.2 core floats: [-+]?(digits.digits* | .digits)([eE][-+]?digits)? or [-+]?digits[eE][-+]?digits
+bool IsFloatText(std::string_view s) {
+  size_t i = 0;
+  const auto digits = [&] {
+    const size_t from = i;
+    while (i < s.size() && IsDigit(s[i])) ++i;
+    return i - from;
+  };
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+  const size_t whole = digits();
+  bool point = false;
+  size_t fraction = 0;
+  if (i < s.size() && s[i] == '.') {
+    point = true;
+    ++i;
+    fraction = digits();
+  }
+  if (whole == 0 && fraction == 0) return false;
+  bool exponent = false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    if (digits() == 0) return false;
+    exponent = true;
+  }
+  return i == s.size() && (point || exponent);
 }
 
 class Parser {
@@ -108,6 +166,9 @@ class Parser {
   Parser(std::string file, std::string base_dir) : file_(std::move(file)), base_dir_(std::move(base_dir)) {}
 
   Scenario Parse(const std::string& text) {
+    if (text.size() > kMaxScenarioBytes)
+      throw ScenarioParseError(file_ + ": larger than " + std::to_string(kMaxScenarioBytes) + " bytes");
+    budget_ = text.size() + kMaxAliasExpansion;
     YAML::Node root;
     try {
       root = YAML::Load(text);
@@ -124,10 +185,16 @@ class Parser {
     h.description = Str(root, "description", "the scenario header", false);
     if (YAML::Node f = root["fixtures"]; f.IsDefined() && !f.IsNull()) {
       const std::string v = ScalarText(f, "fixtures");
-      if (v == "default") h.fixtures = "default";
-      else h.fixtures = std::filesystem::path(v).is_absolute() ? v : (std::filesystem::path(base_dir_) / v).string();
-      if (h.fixtures != "default" && !std::filesystem::exists(h.fixtures))
-        Fail(f, "fixtures: no such file " + h.fixtures);
+      if (v == "default") {
+        h.fixtures = "default";
+      } else {
+        // Only a regular file inside the scenario's own folder (the scenario may have come over HTTP).
+        try {
+          h.fixtures = ResolveContainedFile(base_dir_, v, kMaxFixtureBytes);
+        } catch (const FileRefError& e) {
+          Fail(f, std::string("fixtures: ") + model::SafeText(e.what(), 500));
+        }
+      }
     }
     if (YAML::Node c = root["clock"]; c.IsDefined() && !c.IsNull()) {
       if (!c.IsMap()) Fail(c, "clock: expected a map like {start: \"2026-01-01T09:00:00.000Z\", mode: manual}");
@@ -226,16 +293,23 @@ class Parser {
 
   // YAML -> JSON with YAML 1.2 core typing of plain scalars; quoted scalars stay strings.
   // Checks ${variables} against what earlier steps define, and matchers when `matchers`.
-  json ToJson(const YAML::Node& n, bool matchers) { return Convert(n, matchers, ""); }
+  json ToJson(const YAML::Node& n, bool matchers) { return Convert(n, matchers, "", 0); }
 
-  json Convert(const YAML::Node& n, bool matchers, const std::string& path) {
+  // Recursive on the YAML's nesting, bounded by kMaxValueDepth (and yaml-cpp's own 500 while parsing).
+  json Convert(const YAML::Node& n, bool matchers, const std::string& path, size_t depth) {
+    if (depth > kMaxValueDepth)
+      Fail(n, "this value nests deeper than " + std::to_string(kMaxValueDepth) + " levels");
+    if (budget_ == 0)
+      Fail(n, "the scenario's values expand to too many (aliases repeat more than " +
+                  std::to_string(kMaxAliasExpansion) + " values)");
+    --budget_;
     switch (n.Type()) {
       case YAML::NodeType::Null:
       case YAML::NodeType::Undefined:
         return nullptr;
       case YAML::NodeType::Sequence: {
         json a = json::array();
-        for (const auto& item : n) a.push_back(Convert(item, matchers, path + "/" + std::to_string(a.size())));
+        for (const auto& item : n) a.push_back(Convert(item, matchers, path + "/" + std::to_string(a.size()), depth + 1));
         return a;
       }
       case YAML::NodeType::Map: {
@@ -244,7 +318,7 @@ class Parser {
         for (auto it = n.begin(); it != n.end(); ++it) {
           const std::string k = it->first.Scalar();
           has_dollar = has_dollar || (!k.empty() && k[0] == '$');
-          o[k] = Convert(it->second, matchers, path + "/" + k);
+          o[k] = Convert(it->second, matchers, path + "/" + k, depth + 1);
         }
         // Checked map by map, inner first, so the error names the matcher's own line.
         if (matchers && has_dollar)
@@ -257,19 +331,22 @@ class Parser {
     const std::string& s = n.Scalar();
     CheckVars(n, s);
     if (n.Tag() == "!") return s;  // quoted: always text
-    static const std::regex kInt("^[-+]?[0-9]+$");
-    static const std::regex kFloat("^[-+]?([0-9]+\\.[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?$|^[-+]?[0-9]+[eE][-+]?[0-9]+$");
     if (s == "true" || s == "True" || s == "TRUE") return true;
     if (s == "false" || s == "False" || s == "FALSE") return false;
     if (s == "null" || s == "Null" || s == "NULL" || s == "~") return nullptr;
-    if (std::regex_match(s, kInt)) {
-      try {
-        return std::stoll(s);
-      } catch (const std::exception&) {
-        return s;
-      }
+    if (IsIntegerText(s)) {
+      // Past int64: kept as text, as before (a long digit string is an id, not a number).
+      const std::string_view digits = s[0] == '+' ? std::string_view(s).substr(1) : std::string_view(s);
+      if (auto v = model::ParseInteger(digits)) return *v;
+      return s;
     }
-    if (std::regex_match(s, kFloat)) return std::stod(s);
+    if (IsFloatText(s)) {
+      errno = 0;
+      const double v = std::strtod(s.c_str(), nullptr);
+      // 1e400: no JSON number can hold it (and emsim refuses past int64 anyway).
+      if (!std::isfinite(v) || errno == ERANGE) Fail(n, "the number " + model::SafeText(s, 40) + " is out of range");
+      return v;
+    }
     return s;
   }
 
@@ -692,6 +769,7 @@ class Parser {
   }
 
   std::string file_, base_dir_;
+  size_t budget_ = 0;  // values Convert may still produce (kMaxAliasExpansion)
   std::string default_as_;
   std::set<std::string> defined_;
 };
@@ -703,12 +781,14 @@ Scenario ParseScenarioText(const std::string& yaml_text, const std::string& name
 }
 
 Scenario ParseScenarioFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ScenarioParseError(path + ": cannot read the file");
-  std::stringstream ss;
-  ss << in.rdbuf();
+  std::string text;
+  try {
+    text = ReadRegularFile(path, kMaxScenarioBytes);
+  } catch (const FileRefError& e) {
+    throw ScenarioParseError(e.what());
+  }
   const auto dir = std::filesystem::path(path).parent_path();
-  return ParseScenarioText(ss.str(), path, dir.empty() ? "." : dir.string());
+  return ParseScenarioText(text, path, dir.empty() ? "." : dir.string());
 }
 
 }  // namespace emsim::sim

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <set>
 
+#include "model/json_limits.hpp"
 #include "schema/registry.hpp"
 #include "sim/fixtures.hpp"
 #include "sim/scenario_match.hpp"
@@ -109,9 +110,11 @@ class Runner {
     }
     out.status = res->status;
     out.headers = res->headers;
-    json parsed = json::parse(res->body, nullptr, false);
-    if (!parsed.is_discarded()) {
-      out.body = std::move(parsed);
+    // The answer may come from any server the runner was pointed at: read with limits, so the
+    // matcher's recursion stays bounded.
+    auto parsed = model::ParseJsonLimited(res->body, model::kAnswerJsonLimits);
+    if (parsed) {
+      out.body = std::move(*parsed);
       out.isJson = true;
     } else {
       out.body = res->body;
@@ -548,8 +551,10 @@ class Runner {
         problems.push_back("signature_verified: request " + n + " to sink " + st.sinkVar + ": signatureValid is " +
                            valid.dump() + " (" + r.value("signatureCheck", json("")).dump() + "), expected " +
                            (want ? "true" : "false"));
-      json body = json::parse(r.value("body", std::string()), nullptr, false);
-      if (body.is_discarded()) problems.push_back("request " + n + " to sink " + st.sinkVar + ": the body is not JSON");
+      // What a sink recorded is whatever was POSTed to it: read with the request limits.
+      auto parsed = model::ParseJsonLimited(r.value("body", std::string()), model::kRequestJsonLimits);
+      const json body = parsed ? std::move(*parsed) : json();
+      if (!parsed) problems.push_back("request " + n + " to sink " + st.sinkVar + ": the body is not JSON");
       else CheckEventSchema(body, "sink " + st.sinkVar + " request " + n, problems);
     }
   }

@@ -2,6 +2,7 @@
 
 #include <yaml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <sstream>
@@ -13,6 +14,10 @@ namespace emsim::sim::yaml {
 namespace {
 
 constexpr int kMaxDepth = 500;  // yaml-cpp's own limit (DepthGuard<500>)
+// An alias shares its anchor's node here, but a reader that walks the tree visits it once per
+// alias: a 536-byte "billion laughs" fixture is a tree of billions of nodes to the loader. The
+// aliases of one document may stand for at most this many nodes in total.
+constexpr std::uint64_t kMaxAliasExpansion = 100'000;
 
 // yaml-cpp's IsNullString: what an unquoted, untagged scalar must be to be null.
 bool IsNullText(std::string_view s) { return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL"; }
@@ -42,13 +47,22 @@ bool IsFlexibleCase(std::string_view s) {
 struct Builder {
   Document doc;
 
+  std::vector<std::uint64_t> weight;  // per item: the nodes it stands for, aliases expanded (libyaml path)
+  std::uint64_t expanded = 0;         // nodes the aliases stand for so far
+  size_t max_items = 0;               // yaml-cpp path: its aliases are copies, so items are capped
+
   std::uint32_t Add(Kind kind, int line, std::string text = {}) {
+    if (max_items && doc.items_.size() >= max_items)
+      throw ParseError(line, "the document expands to more than " + std::to_string(max_items) +
+                                 " nodes (aliases repeat more than " + std::to_string(kMaxAliasExpansion) + ")");
     doc.items_.push_back({kind, line, std::move(text), {}});
+    weight.push_back(1);
     return static_cast<std::uint32_t>(doc.items_.size() - 1);
   }
 
   // libyaml's events -> items. Returns false when libyaml rejects the text (or when it uses an
-  // anchor before defining it, which libyaml leaves to the caller to notice).
+  // anchor before defining it, which libyaml leaves to the caller to notice); throws ParseError
+  // when its aliases expand past kMaxAliasExpansion.
   bool FromLibyaml(const std::string& text) {
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) return false;
@@ -91,15 +105,30 @@ struct Builder {
           break;
         }
         case YAML_SEQUENCE_END_EVENT:
-        case YAML_MAPPING_END_EVENT:
+        case YAML_MAPPING_END_EVENT: {
           // An anchor names the node once it is complete, so an alias inside its own node (a cycle) is refused.
-          if (!open.back().second.empty()) anchors[open.back().second] = open.back().first;
+          const std::uint32_t index = open.back().first;
+          if (!open.back().second.empty()) anchors[open.back().second] = index;
+          std::uint64_t w = 1;
+          for (const std::uint32_t child : doc.items_[index].children) w += weight[child];
+          weight[index] = std::min<std::uint64_t>(w, std::uint64_t{1} << 62);  // saturates: only compared
           open.pop_back();
           break;
+        }
         case YAML_ALIAS_EVENT: {
           auto it = anchors.find(anchor_of(e.data.alias.anchor));
-          if (it == anchors.end()) ok = false;
-          else place(it->second);  // the same node, as yaml-cpp shares it
+          if (it == anchors.end()) {
+            ok = false;
+          } else {
+            expanded += weight[it->second];
+            if (expanded > kMaxAliasExpansion) {
+              yaml_event_delete(&e);
+              yaml_parser_delete(&parser);
+              throw ParseError(line, "aliases expand to more than " + std::to_string(kMaxAliasExpansion) +
+                                         " nodes (a YAML alias bomb?)");
+            }
+            place(it->second);  // the same node, as yaml-cpp shares it
+          }
           break;
         }
         case YAML_DOCUMENT_END_EVENT:
@@ -162,6 +191,7 @@ Document Document::Parse(const std::string& text) {
     throw ParseError(e.mark.line, e.msg);
   }
   Builder slow;
+  slow.max_items = text.size() + kMaxAliasExpansion;  // every real node takes a byte of text at least
   slow.doc.root_ = slow.FromYamlCpp(root, 0);
   return std::move(slow.doc);
 }

@@ -208,7 +208,7 @@ TEST(ScenarioParseErrors, HeaderProblems) {
   EXPECT_EQ(ParseError("name: x\nreset: false\nseed: 3\nsteps: [{advance: 1m}]\n"),
             "t.yaml:2: reset: false keeps the running emsim's state, so fixtures, clock.start and seed cannot apply");
   EXPECT_EQ(ParseError("name: x\nfixtures: nowhere.yaml\nsteps: [{advance: 1m}]\n"),
-            "t.yaml:2: fixtures: no such file ./nowhere.yaml");
+            "t.yaml:2: fixtures: nowhere.yaml: no such file");
   EXPECT_EQ(ParseError("- just\n- a list\n"), "t.yaml:1: a scenario is a map with at least `name` and `steps`");
 }
 

@@ -1,0 +1,29 @@
+#pragma once
+// Whole numbers from the query string, read with range checks (never std::stoll on client text:
+// a huge value threw out of the handler and answered 500).
+#include <cstdint>
+#include <string>
+
+#include "http/types.hpp"
+#include "model/json_limits.hpp"
+
+namespace emsim::api {
+
+// The largest page number the list schemas accept (`^[1-9][0-9]{0,8}$`).
+inline constexpr std::int64_t kMaxPage = 999'999'999;
+
+// The parameter as an integer within [min, max]; `def` when absent; otherwise a 400 naming it.
+// Schemas check most of these by pattern already: this is the handler's own guarantee.
+inline model::Result<std::int64_t> QueryInt(const http::Request& req, const std::string& key, std::int64_t def,
+                                            std::int64_t min, std::int64_t max) {
+  if (!req.query.contains(key)) return def;
+  const json& v = req.query[key];
+  std::optional<std::int64_t> n;
+  if (v.is_string()) n = model::ParseInteger(v.get_ref<const std::string&>(), min, max);
+  if (n) return *n;
+  return model::Error::Validation(key,
+                                  key + " must be a whole number from " + std::to_string(min) + " to " + std::to_string(max),
+                                  "query");
+}
+
+}  // namespace emsim::api
