@@ -1,6 +1,7 @@
 #include "api/sim_control.hpp"
 
 #include "model/messages.hpp"
+#include "model/state_secrets.hpp"
 
 namespace emsim::api {
 
@@ -27,13 +28,24 @@ http::Reply SimReset(http::Ctx& ctx) {
 }
 
 http::Reply SimGetState(http::Ctx& ctx) {
+  // DESIGN.md gap decision: secrets masked unless asked for. Asking needs nothing more than any
+  // /_sim request does: the admin token, when one is configured.
+  const bool secrets = ctx.req.Query("secrets", "false") == "true";
+  if (ctx.req.query.contains("secrets") && !secrets && ctx.req.Query("secrets") != "false")
+    return model::Error::Validation("secrets", "secrets must be true or false", "query");
   json dump = ctx.svc.store.Dump();
+  if (!secrets) model::MaskSecrets(dump);
   dump["clock"] = {{"mode", sim::ToString(ctx.svc.clock.mode())}, {"epochMs", ctx.svc.clock.Now()}};
   return http::Json(std::move(dump));
 }
 
 http::Reply SimPutState(http::Ctx& ctx) {
   const json& body = ctx.req.body;
+  // A masked dump cannot restore the secrets it hides; loading it would replace every API key
+  // with the mask. Refused, naming the field, before anything changes.
+  if (auto masked = model::FindMaskedSecret(body))
+    return model::Error::Validation(*masked, *masked + " is masked ('" + model::kMaskedSecret +
+                                                 "'): load a dump taken with GET /_sim/state?secrets=true");
   try {
     ctx.svc.store.Load(body);
   } catch (const std::exception& e) {
