@@ -69,7 +69,8 @@ def fresh_connection_request(port, timeout):
 
 
 def measure(port, n, timeout=10.0):
-    fresh, kept, failures = [], [], 0
+    """Answers (fresh-connection times, keep-alive times, fresh failures, keep-alive failures)."""
+    fresh, kept, failures, kept_failures = [], [], 0, 0
     for _ in range(n):
         try:
             ms, status = fresh_connection_request(port, timeout)
@@ -85,12 +86,12 @@ def measure(port, n, timeout=10.0):
                 t0 = time.perf_counter()
                 s.sendall(REQUEST)
                 if read_answer(s) != 200:
-                    failures += 1
+                    kept_failures += 1
                 kept.append((time.perf_counter() - t0) * 1000)
     except OSError:
-        failures += n - len(kept)
+        kept_failures += n - len(kept)
         kept += [timeout * 1000] * (n - len(kept))
-    return fresh, kept, failures
+    return fresh, kept, failures, kept_failures
 
 
 def pct(values, p):
@@ -129,7 +130,8 @@ def main():
     idle, slow = [], []
     stop = threading.Event()
     try:
-        base_fresh, base_kept, base_fail = measure(port, a.requests)
+        status_before = proc_status(proc.pid)
+        base_fresh, base_kept, base_fail, base_kept_fail = measure(port, a.requests)
         t0 = time.perf_counter()
         idle_refused = 0
         for _ in range(a.idle):
@@ -157,7 +159,7 @@ def main():
         threading.Thread(target=trickle, daemon=True).start()
 
         status = proc_status(proc.pid)
-        flood_fresh, flood_kept, flood_fail = measure(port, a.requests)
+        flood_fresh, flood_kept, flood_fail, flood_kept_fail = measure(port, a.requests)
         status_after = proc_status(proc.pid)
     finally:
         stop.set()
@@ -169,21 +171,23 @@ def main():
     flags = " ".join(extra) if extra else "(defaults)"
     print(f"emsim connection flood: {a.idle} idle keep-alive + {a.slow} slow-header connections, "
           f"{a.requests} GET /_sim/health per row; emsim flags: {flags}")
-    print(f"flood opened in {open_s:.2f} s; {idle_refused} idle connections refused; emsim during the flood: "
-          f"threads {status.get('Threads', '?')} -> {status_after.get('Threads', '?')}, "
-          f"VmRSS {status.get('VmRSS', '?')} -> {status_after.get('VmRSS', '?')}")
+    print(f"flood opened in {open_s:.2f} s; {idle_refused} idle connections refused; emsim threads "
+          f"{status_before.get('Threads', '?')} before, {status.get('Threads', '?')} -> "
+          f"{status_after.get('Threads', '?')} during; VmRSS {status_before.get('VmRSS', '?')} before, "
+          f"{status.get('VmRSS', '?')} -> {status_after.get('VmRSS', '?')} during")
     print(f"| {'client':<34} | {'p50 ms':>8} | {'p99 ms':>8} | {'max ms':>8} | {'failed':>6} |")
     print(f"|{'-' * 36}|{'-' * 10}|{'-' * 10}|{'-' * 10}|{'-' * 8}|")
     rows = [("before: new connection each", base_fresh, base_fail),
-            ("before: one keep-alive connection", base_kept, 0),
+            ("before: one keep-alive connection", base_kept, base_kept_fail),
             ("flood: new connection each", flood_fresh, flood_fail),
-            ("flood: one keep-alive connection", flood_kept, 0)]
+            ("flood: one keep-alive connection", flood_kept, flood_kept_fail)]
     for name, values, failed in rows:
         print(f"| {name:<34} | {pct(values, 50):8.2f} | {pct(values, 99):8.2f} | {max(values):8.2f} | {failed:>6} |")
     worst = max(pct(flood_fresh, 99), pct(flood_kept, 99))
-    met = worst < GOAL_P99_MS and flood_fail == 0
+    failed = flood_fail + flood_kept_fail
+    met = worst < GOAL_P99_MS and failed == 0
     print(f"goal: p99 < {GOAL_P99_MS:.0f} ms during the flood, no failure: {'MET' if met else 'NOT MET'} "
-          f"(worst p99 {worst:.2f} ms, {flood_fail} failed)")
+          f"(worst p99 {worst:.2f} ms, {failed} failed; a failed request counts as 10000 ms)")
     return 0 if met else 1
 
 
