@@ -514,8 +514,18 @@ bool Transport::process_and_close_socket(socket_t sock) {
     if (served > 0) deadline = Steady::now() + std::chrono::milliseconds(limits_.headerTimeoutMs);
     conn.BeginRequest(deadline);
     bool client_closes = false;
-    ok = process_request(conn, /*close_connection=*/false, client_closes,
-                         [&](httplib::Request& req) { on_headers(conn, req); });
+    // httplib catches what a handler throws, but not what its own parsing or the per-request
+    // hook does: on a pool thread that would end the process, so it ends this connection only.
+    try {
+      ok = process_request(conn, /*close_connection=*/false, client_closes,
+                           [&](httplib::Request& req) { on_headers(conn, req); });
+    } catch (const std::exception& e) {
+      sim::Log("error", "connection ended by an exception", {{"what", e.what()}});
+      ok = false;
+    } catch (...) {
+      sim::Log("error", "connection ended by an exception");
+      ok = false;
+    }
     if (!conn.Flush() || !ok || client_closes || conn.close_after() || conn.failed()) break;
   }
   conn.Flush();
