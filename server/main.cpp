@@ -1,5 +1,7 @@
 // flags -> App -> listen; nothing else.
+#include <algorithm>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -37,19 +39,37 @@ constexpr const char* kServeUsage = R"(Usage: emsim serve [flags]
                           (default: the fixture's clock.start)
   --seed N                every generated id and value is reproducible from it (default 1)
   --log-format text|json  log line format on stderr (default text)
-  --max-body-bytes N      request bodies above this get 413 (default 1048576)
   --journal-size N        requests kept by GET /_sim/requests (default 1000)
-  --threads N             HTTP worker threads, one per open connection (default 64, at least
-                          8 per core); a connection beyond them waits for a free one
   --base-url URL          public URL used in links emsim hands out (default http://HOST:PORT)
+
+Security and limits:
+  --admin-token TOKEN     every /_sim request then needs 'Authorization: Bearer TOKEN' (else 401);
+                          required when --host is not loopback (emsim refuses to start without it).
+                          Also read from the environment variable EMSIM_ADMIN_TOKEN.
+                          GET /_sim/state masks secrets (API keys, webhook secrets, passwords)
+                          unless asked with ?secrets=true.
+  --max-body-bytes N      request bodies above this get 413, refused from Content-Length before
+                          they are read (chunked: while read) (default 1048576)
+  --max-state-bytes N     the same for the two routes that take a whole world: PUT /_sim/state
+                          and POST /_sim/scenarios/run (default 536870912)
+  --max-connections N     open connections served at once; one more gets 503 and is closed
+                          (default 2048; each holds a thread while open)
+  --idle-timeout-ms N     a keep-alive connection idle this long is closed (default 5000)
+  --header-timeout-ms N   a request line and headers must arrive within this (counted from the
+                          connect for a connection's first request), else 408 and close
+                          (default 10000)
+  --threads N             HTTP worker threads started at once (default 8); more are started on
+                          demand, up to one per open connection
 
 Webhook delivery (Part 6):
   --webhook-timeout-ms N  timeout of one delivery attempt (default 10000, the spec's 10 s)
   --sign-with-simulated-time
                           X-Service-Signature t= from the simulated clock (default: wall clock,
                           so receivers with a 5-minute tolerance accept it under a manual clock)
-  --strict-webhook-urls   endpoint URLs must be https, even for loopback hosts
-                          (default: http allowed for localhost, 127.0.0.0/8, [::1])
+  --strict-webhook-urls   endpoint URLs must be https, even for loopback hosts, and deliveries
+                          go only to public addresses: private, loopback, link-local and
+                          unspecified ones are refused after DNS resolution (the refusal is the
+                          attempt's error) (default: http allowed for localhost, 127.0.0.0/8, [::1])
   --webhook-ca-file FILE  PEM CA bundle to verify https receivers with (self-signed test receivers)
   --webhook-insecure      do not verify https receivers' certificates at all
 
@@ -91,6 +111,7 @@ long long ParseNumber(const std::string& flag, const std::string& v) {
 
 int Serve(const std::vector<std::string>& args) {
   emsim::app::Options o;
+  if (const char* token = std::getenv("EMSIM_ADMIN_TOKEN")) o.adminToken = token;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--help" || a == "-h") {
@@ -130,7 +151,17 @@ int Serve(const std::vector<std::string>& args) {
       o.logFormat = value;
     } else if (flag == "--max-body-bytes") o.maxBodyBytes = static_cast<size_t>(ParseNumber(flag, value));
     else if (flag == "--journal-size") o.journalCapacity = static_cast<size_t>(ParseNumber(flag, value));
-    else if (flag == "--threads") o.threads = static_cast<int>(ParseNumber(flag, value));
+    else if (flag == "--threads") o.threads = static_cast<int>(std::min<long long>(ParseNumber(flag, value), 100000));
+    else if (flag == "--max-state-bytes") o.maxStateBytes = static_cast<size_t>(ParseNumber(flag, value));
+    else if (flag == "--max-connections") {
+      const long long n = ParseNumber(flag, value);
+      if (n < 1 || n > 100000) Die("--max-connections must be 1..100000");
+      o.maxConnections = static_cast<int>(n);
+    } else if (flag == "--idle-timeout-ms" || flag == "--header-timeout-ms") {
+      const long long n = ParseNumber(flag, value);
+      if (n < 1 || n > 3600000) Die(flag + " must be 1..3600000");
+      (flag == "--idle-timeout-ms" ? o.idleTimeoutMs : o.headerTimeoutMs) = static_cast<int>(n);
+    } else if (flag == "--admin-token") o.adminToken = value;
     else if (flag == "--base-url") o.baseUrl = value;
     else if (flag == "--webhook-timeout-ms") {
       o.webhookTimeoutMs = ParseNumber(flag, value);

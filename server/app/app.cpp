@@ -3,6 +3,7 @@
 #include <future>
 
 #include "events/dispatcher.hpp"
+#include "events/transport.hpp"
 #include "http/router.hpp"
 #include "http/server.hpp"
 #include "sim/fixtures.hpp"
@@ -15,6 +16,7 @@ std::string DefaultSchemasDir() { return std::string(EMSIM_SOURCE_DIR) + "/schem
 
 App::App(Options options) : options_(std::move(options)) {
   sim::SetLogFormat(options_.logFormat == "json" ? sim::LogFormat::kJson : sim::LogFormat::kText);
+  CheckControlPlaneExposure(options_);
   fixture_path_ = options_.fixtures.empty() ? DefaultFixturePath() : options_.fixtures;
   const std::string schemas_dir = options_.schemasDir.empty() ? DefaultSchemasDir() : options_.schemasDir;
   // The schemas compile on a second thread while the fixture loads on this one: the two are
@@ -59,6 +61,19 @@ App::App(Options options) : options_(std::move(options)) {
 }
 
 App::~App() { Stop(); }
+
+// DESIGN.md gap decision: /_sim can reset the world, dump every API key and inject faults, so it
+// is open only on loopback. Any other bind (0.0.0.0, a LAN address, a name that resolves beyond
+// loopback) needs an admin token, which /_sim then requires (router.cpp).
+void CheckControlPlaneExposure(const Options& o) {
+  for (char c : o.adminToken)
+    if (c <= 0x20 || c >= 0x7f)
+      throw StartupError("--admin-token must be printable ASCII without spaces (it travels in an HTTP header)");
+  if (o.adminToken.empty() && !events::ResolvesOnlyToLoopback(o.host))
+    throw StartupError("--host '" + o.host + "' is not a loopback address, and /_sim (reset, the whole state with " +
+                       "its API keys, faults) would be open to the network: give --admin-token TOKEN (or set " +
+                       "EMSIM_ADMIN_TOKEN) so that /_sim needs 'Authorization: Bearer TOKEN', or bind 127.0.0.1");
+}
 
 int App::Start() {
   port_ = server_->Bind(options_.host, options_.port);

@@ -23,6 +23,9 @@ struct StartupError : std::runtime_error {
 };
 
 std::string DefaultFixturePath();
+// Refuses (StartupError) a bind beyond loopback without an admin token, and a token that cannot
+// be sent in a header. App's constructor runs it first.
+void CheckControlPlaneExposure(const Options& o);
 std::string DefaultSchemasDir();
 
 class App {

@@ -1,5 +1,6 @@
 #include "app/scenario_command.hpp"
 
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -20,7 +21,8 @@ not. Every file is parsed before any runs: a malformed one stops everything (exi
 
   --base-url URL    run against an emsim that is already running (e.g. http://127.0.0.1:8080)
                     instead of a fresh in-process one per file; it is reset first (POST
-                    /_sim/reset) unless the file says `reset: false`
+                    /_sim/reset) unless the file says `reset: false`; with EMSIM_ADMIN_TOKEN
+                    set, requests carry it as that emsim's admin token
   --junit FILE      also write JUnit XML (one testsuite per file, one testcase per step)
   --schemas DIR     JSON Schemas for response conformance (default: the repository's schemas/)
   --quiet           print only failing steps and the summary lines
@@ -53,6 +55,7 @@ sim::ScenarioRunOptions ScenarioOptionsFor(Services& svc) {
   o.schemas = &svc.schemas;
   o.operationOf = &OperationIdOf;
   o.defaultFixture = DefaultFixturePath();
+  o.adminToken = svc.options.adminToken;
   return o;
 }
 
@@ -130,6 +133,7 @@ int ScenarioCommand(const std::vector<std::string>& args) {
       o.schemas = remote_schemas.get();
       o.operationOf = &OperationIdOf;
       o.defaultFixture = DefaultFixturePath();
+      if (const char* token = std::getenv("EMSIM_ADMIN_TOKEN")) o.adminToken = token;  // a guarded emsim's /_sim
       rep = sim::RunScenario(sc, o);
     } else {
       // A fresh emsim per file, configured from its header: own port, manual clock unless the

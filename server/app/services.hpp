@@ -30,9 +30,20 @@ struct Options {
   std::optional<model::Millis> startTime;  // manual clock start; default: the fixture's clock.start
   std::uint64_t seed = 1;
   std::string logFormat = "text";
-  size_t maxBodyBytes = 1024 * 1024;  // 413 above this
+  size_t maxBodyBytes = 1024 * 1024;  // 413 above this, from Content-Length before reading
+  // The same for the two routes whose body is a whole world: PUT /_sim/state, POST /_sim/scenarios/run.
+  size_t maxStateBytes = 512u * 1024 * 1024;
   size_t journalCapacity = 1000;
-  int threads = 0;                    // HTTP worker threads; 0: a sensible default
+  int threads = 0;                    // HTTP worker threads started at once; 0: 8 (more on demand)
+  // Connections: beyond maxConnections a client gets 503 and is closed; a keep-alive connection
+  // idle for idleTimeoutMs is closed; a request line + headers not complete headerTimeoutMs after
+  // they began (after the connect, for the first request) gets 408 and is closed.
+  int maxConnections = 2048;
+  int idleTimeoutMs = 5000;
+  int headerTimeoutMs = 10000;
+  // Control plane: when set, every /_sim request needs `Authorization: Bearer <adminToken>`;
+  // required to bind anything but loopback (App::Start refuses otherwise).
+  std::string adminToken;
   std::string baseUrl;                // public base URL for links (checkout, sinks); empty: from host:port
   // Part 6 webhook delivery
   std::int64_t webhookTimeoutMs = 10000;  // per attempt; tests set it small

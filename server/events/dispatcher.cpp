@@ -10,6 +10,7 @@ Dispatcher::Dispatcher(app::Services& svc) : svc_(svc) {
   transport_.timeoutMs = svc.options.webhookTimeoutMs;
   transport_.caFile = svc.options.webhookCaFile;
   transport_.insecure = svc.options.webhookInsecure;
+  transport_.publicAddressesOnly = svc.options.strictWebhookUrls;
 }
 
 void Dispatcher::Attempt(const model::Job& job, model::Millis at, std::uint64_t generation) {

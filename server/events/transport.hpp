@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include <sys/socket.h>
+
 #include "model/webhooks.hpp"
 
 namespace emsim::events {
@@ -15,6 +17,9 @@ struct TransportOptions {
   std::int64_t timeoutMs = 10000;  // Part 6: 10 seconds per attempt
   std::string caFile;              // PEM bundle that signs the receivers' certificates
   bool insecure = false;           // skip certificate verification (self-signed test receivers)
+  // --strict-webhook-urls: connect only to public addresses, checked after DNS resolution (every
+  // address the name has), and to the address that was checked.
+  bool publicAddressesOnly = false;
 };
 
 struct PostResult {
@@ -25,6 +30,13 @@ struct PostResult {
 };
 
 inline constexpr size_t kResponseBodyKept = 512;
+
+// What kind of non-public address `addr` is ("loopback", "private", "link-local", "unspecified"),
+// or "" for a public one. IPv4-mapped IPv6 addresses are judged by their IPv4 address.
+std::string NonPublicKind(const sockaddr* addr);
+// True when `host` (a name or a literal, IPv6 with or without brackets) resolves, and only to
+// loopback addresses.
+bool ResolvesOnlyToLoopback(const std::string& host);
 
 PostResult PostJson(const model::UrlParts& url, const std::vector<std::pair<std::string, std::string>>& headers,
                     const std::string& body, const TransportOptions& options);

@@ -133,6 +133,34 @@ bool IsControlPath(const std::string& path) { return path == "/_sim" || path.rfi
 // requests that carried them (model/json_limits.hpp), so it gets the state limits.
 constexpr std::string_view kStateLoadOperation = "sim.state.put";
 
+// ---- control plane access ---------------------------------------------------------------------
+// DESIGN.md gap decision: with an admin token configured, /_sim needs `Authorization: Bearer
+// <token>`. The one exception is a sink's receiving address: emsim's own webhook deliveries post
+// there, and a sink checks their Part 6 signature instead.
+constexpr std::string_view kOpenControlOperation = "sim.sinks.receive";
+constexpr const char* kAdminTokenRequired =
+    "Missing or wrong admin token: /_sim needs 'Authorization: Bearer <token>' (emsim serve --admin-token)";
+
+// Compares every byte whatever the first difference, so the time taken says nothing about how
+// much of a guess was right.
+bool SameSecret(std::string_view presented, std::string_view secret) {
+  if (secret.empty()) return false;
+  unsigned char diff = presented.size() == secret.size() ? 0 : 1;
+  for (size_t i = 0; i < presented.size(); ++i)
+    diff |= static_cast<unsigned char>(presented[i] ^ secret[i % secret.size()]);
+  return diff == 0;
+}
+
+bool ControlAccessAllowed(const Route& route, const Request& req, const std::string& admin_token) {
+  if (admin_token.empty() || route.access != Access::kControl || route.operationId == kOpenControlOperation) return true;
+  const std::string& auth = req.Header("authorization");
+  constexpr std::string_view kScheme = "Bearer ";
+  if (auth.size() <= kScheme.size()) return false;
+  for (size_t i = 0; i < kScheme.size(); ++i)  // the scheme is case-insensitive (RFC 9110 11.1)
+    if (std::tolower(static_cast<unsigned char>(auth[i])) != std::tolower(static_cast<unsigned char>(kScheme[i]))) return false;
+  return SameSecret(std::string_view(auth).substr(kScheme.size()), admin_token);
+}
+
 // The answer of a fault that replaces the whole answer. Without a `body`, an error status gets
 // the spec's shape for it (Part 7), so a client sees what a real failure looks like; a string
 // body is sent as-is (text/plain), e.g. a proxy's error page.
@@ -286,6 +314,11 @@ Response Router::Handle(RawRequest raw) {
   const Route& route = *match.route;
   req.operationId = route.operationId;
   req.params = std::move(match.params);
+  if (!ControlAccessAllowed(route, req, svc_.options.adminToken)) {
+    Response denied = fail({model::ErrorCode::kUnauthorized, kAdminTokenRequired, {}});
+    denied.headers.emplace_back("www-authenticate", "Bearer realm=\"emsim /_sim\"");
+    return denied;
+  }
 
   // ---- size limit ---------------------------------------------------------------------------------
   if (route.access != Access::kControl && req.rawBody.size() > svc_.options.maxBodyBytes) {

@@ -46,6 +46,7 @@ class Runner {
     // A single advance can run a day of webhook retries; give it room.
     client_.set_read_timeout(300, 0);
     client_.set_write_timeout(60, 0);
+    if (!o.adminToken.empty()) client_.set_default_headers({{"Authorization", "Bearer " + o.adminToken}});
     vars_ = sc.header.vars;
   }
 
@@ -147,7 +148,7 @@ class Runner {
         state = model::DumpState(f.state);
         if (!start) start = f.clockStart;
       } else {
-        state = Control("GET", "/_sim/state");
+        state = Control("GET", "/_sim/state?secrets=true");
         if (h.seed) state["ids"]["seed"] = *h.seed;
       }
       const json clock = Control("GET", "/_sim/clock");
@@ -164,7 +165,7 @@ class Runner {
   // Account aliases: "alice" for acc_alice (the id without acc_) and for a user named Alice,
   // plus the header's `accounts:`. Read from the emsim's state, so they hold for any fixture.
   void LoadAccounts() {
-    const json state = Control("GET", "/_sim/state");
+    const json state = Control("GET", "/_sim/state?secrets=true");
     for (const auto& a : state.value("accounts", json::array())) {
       const std::string key = a.value("apiKey", "");
       const std::string id = a.value("id", "");

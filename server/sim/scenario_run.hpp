@@ -26,6 +26,9 @@ struct ScenarioRunOptions {
   std::function<std::string(const std::string& method, const std::string& path)> operationOf;
   // The fixture `fixtures: default` means on a running emsim (loaded here, sent by PUT /_sim/state).
   std::string defaultFixture;
+  // The emsim's admin token (--admin-token), sent as `Authorization: Bearer` on every request: its
+  // /_sim then needs it. Empty: none sent.
+  std::string adminToken;
 };
 
 ScenarioReport RunScenario(const Scenario& scenario, const ScenarioRunOptions& options);

@@ -474,7 +474,7 @@ TEST(DomainsState, CheckoutsAndPendingLifecycleJobsSurviveDumpAndLoad) {
   auto paid = server.Post("/v1/domain/buy-domain", {{"domainName", "leadloom.io"}, {"useWallet", true}});
   ASSERT_EQ(unpaid.status, 200);
   ASSERT_EQ(paid.status, 200);
-  auto dump = server.Get("/_sim/state", "");
+  auto dump = server.Get("/_sim/state?secrets=true", "");
   ASSERT_EQ(dump.status, 200);
   EXPECT_EQ(dump.body["checkouts"].size(), 2u);
 

@@ -12,7 +12,7 @@ namespace {
 constexpr const char* kExport = "/v1/exports/export-mailboxes";
 constexpr const char* kCredentials = "/v1/exports/update-third-party-account";
 
-json State(TestServer& server) { return server.Get("/_sim/state", "").body; }
+json State(TestServer& server) { return server.Get("/_sim/state?secrets=true", "").body; }
 
 // Mailbox ids of a workspace in the dump, in creation order, optionally filtered.
 std::vector<std::string> MailboxIds(const json& state, const std::string& workspace,
@@ -209,7 +209,7 @@ TEST(UpdateThirdPartyAccount, ThePasswordIsNeverEchoedJournaledOrDumped) {
   EXPECT_EQ(malformed.status, 400);
   EXPECT_EQ(malformed.raw.find(password), std::string::npos);
 
-  auto state = server.Get("/_sim/state", "");
+  auto state = server.Get("/_sim/state?secrets=true", "");
   auto journal = server.Get("/_sim/requests", "");
   for (const char* path : {"/_sim/state", "/_sim/requests", "/_sim/exports", "/_sim/events", "/_sim/deliveries"})
     EXPECT_EQ(server.Get(path, "").raw.find(password), std::string::npos) << path;

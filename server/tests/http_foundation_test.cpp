@@ -76,7 +76,7 @@ TEST(Auth, AWriteRouteReportsABadKeyBeforeAnyOtherProblem) {
   TestServer server;
   const std::string path = "/v2/placement-tests/purchase";
   const json valid = {{"placementType", "MONTHLY"}, {"testName", "t"}, {"mailboxIds", json::array({"mb_x"})}};
-  const json before = server.Get("/_sim/state", "").body;
+  const json before = server.Get("/_sim/state?secrets=true", "").body;
   struct Case {
     std::string body, content_type;
     httplib::Headers headers;
@@ -101,7 +101,7 @@ TEST(Auth, AWriteRouteReportsABadKeyBeforeAnyOtherProblem) {
   // The account's workspace header is checked in the same section: a foreign one is a 404.
   auto foreign = server.Post(path, valid, kAliceKey, {{"x-workspace-key", "ws_lumen"}});
   ExpectErrorWithId(foreign, 404);
-  EXPECT_EQ(server.Get("/_sim/state", "").body, before) << "a refused write changed the state";
+  EXPECT_EQ(server.Get("/_sim/state?secrets=true", "").body, before) << "a refused write changed the state";
 }
 
 // ---- pipeline errors ----------------------------------------------------------------------------
@@ -121,13 +121,13 @@ TEST(Pipeline, BodyOverTheLimitIs413AndChangesNothing) {
   app::Options o;
   o.maxBodyBytes = 4096;
   TestServer server(o);
-  const json before = server.Get("/_sim/state", "").body;
+  const json before = server.Get("/_sim/state?secrets=true", "").body;
   json body = BillingBody();
   body["company"] = std::string(5000, 'x');
   auto r = server.Post("/v1/billing-details/add-or-update", body);
   ExpectErrorWithId(r, 413);
   EXPECT_NE(r.body["message"].get<std::string>().find("4096"), std::string::npos);
-  EXPECT_EQ(server.Get("/_sim/state", "").body, before);
+  EXPECT_EQ(server.Get("/_sim/state?secrets=true", "").body, before);
 }
 
 TEST(Pipeline, DefaultLimitIsOneMebibyte) {
@@ -151,13 +151,13 @@ TEST(Pipeline, NonJsonContentTypeIs415) {
 
 TEST(Pipeline, MalformedJsonSaysWhereItBrokeAndChangesNothing) {
   TestServer server;
-  const json before = server.Get("/_sim/state", "").body;
+  const json before = server.Get("/_sim/state?secrets=true", "").body;
   auto r = server.Send("POST", "/v1/billing-details/add-or-update", "{\n  \"firstName\": \"Ada\",\n  oops\n}", kAliceKey, {});
   EXPECT_EQ(r.status, 400);
   EXPECT_CONFORMS(server, "resources/error_validation", r.body);
   EXPECT_EQ(r.body["errors"][0]["param"], "body");
   EXPECT_NE(r.body["message"].get<std::string>().find("line 3"), std::string::npos) << r.raw;
-  EXPECT_EQ(server.Get("/_sim/state", "").body, before);
+  EXPECT_EQ(server.Get("/_sim/state?secrets=true", "").body, before);
 }
 
 TEST(Pipeline, EachSchemaFailureNamesItsParam) {
@@ -444,10 +444,10 @@ TEST(Billing, AddThenUpdateIsVisibleInTheWorkspaceList) {
 
 TEST(Billing, ForeignOrUnknownWorkspaceIs404AndChangesNothing) {
   TestServer server;
-  const json before = server.Get("/_sim/state", "").body;
+  const json before = server.Get("/_sim/state?secrets=true", "").body;
   ExpectErrorWithId(server.Post("/v1/billing-details/add-or-update", BillingBody("ws_lumen")), 404);
   ExpectErrorWithId(server.Post("/v1/billing-details/add-or-update", BillingBody("ws_nope")), 404);
-  EXPECT_EQ(server.Get("/_sim/state", "").body, before);
+  EXPECT_EQ(server.Get("/_sim/state?secrets=true", "").body, before);
 }
 
 TEST(Domains, ListPagesFiltersAndCountsFromState) {
@@ -523,13 +523,13 @@ TEST(Mailboxes, DetailsOfOwnMailboxAnd404ForOthers) {
 
 TEST(Control, ResetReturnsToTheFixturesAndClearsTheJournal) {
   TestServer server;
-  const json pristine = server.Get("/_sim/state", "").body;
+  const json pristine = server.Get("/_sim/state?secrets=true", "").body;
   ASSERT_EQ(server.Post("/v1/billing-details/add-or-update", BillingBody()).status, 200);
   server.Advance("1h");
-  EXPECT_NE(server.Get("/_sim/state", "").body, pristine);
+  EXPECT_NE(server.Get("/_sim/state?secrets=true", "").body, pristine);
   auto r = server.Post("/_sim/reset", json::object(), "");
   ASSERT_EQ(r.status, 200);
-  EXPECT_EQ(server.Get("/_sim/state", "").body, pristine);
+  EXPECT_EQ(server.Get("/_sim/state?secrets=true", "").body, pristine);
   EXPECT_EQ(server.Get("/_sim/clock", "").body["now"], "2026-01-01T09:00:00.000Z");
   auto j = server.Get("/_sim/requests", "").body["requests"];
   for (const auto& e : j) EXPECT_NE(e["operationId"], "billing.add_or_update");
@@ -539,24 +539,24 @@ TEST(Control, StateDumpLoadRoundTripsExactly) {
   TestServer a;
   ASSERT_EQ(a.Post("/v1/billing-details/add-or-update", BillingBody()).status, 200);
   a.Advance("3h");
-  const json dump = a.Get("/_sim/state", "").body;
+  const json dump = a.Get("/_sim/state?secrets=true", "").body;
   TestServer b;
   auto put = b.Put("/_sim/state", dump);
   ASSERT_EQ(put.status, 200) << put.raw;
-  EXPECT_EQ(b.Get("/_sim/state", "").body, dump);
+  EXPECT_EQ(b.Get("/_sim/state?secrets=true", "").body, dump);
   EXPECT_EQ(b.Get("/v1/workspace/list").body, a.Get("/v1/workspace/list").body);
   EXPECT_EQ(b.Get("/_sim/clock", "").body["now"], "2026-01-01T12:00:00.000Z");
 }
 
 TEST(Control, LoadingABadStateIs400AndKeepsTheOldOne) {
   TestServer server;
-  json dump = server.Get("/_sim/state", "").body;
+  json dump = server.Get("/_sim/state?secrets=true", "").body;
   const json before = dump;
   dump["domains"][0]["workspaceId"] = "ws_missing";
   auto r = server.Put("/_sim/state", dump);
   EXPECT_EQ(r.status, 400);
   EXPECT_NE(r.body["message"].get<std::string>().find("ws_missing"), std::string::npos) << r.raw;
-  EXPECT_EQ(server.Get("/_sim/state", "").body, before);
+  EXPECT_EQ(server.Get("/_sim/state?secrets=true", "").body, before);
   EXPECT_EQ(server.Send("PUT", "/_sim/state", "[]", "", {}).status, 400);
 }
 

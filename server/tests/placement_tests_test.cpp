@@ -260,7 +260,7 @@ TEST(PlacementTests, MonthlyWithoutEnoughCreditsIs400AndConsumesNothing) {
 TEST(PlacementTests, MonthlyUsesCreditsOfTheSubscriptionEndingFirstThenTheNext) {
   TestServer server;
   // Give Bob a second ACTIVE subscription whose period ends before his basic one.
-  auto dump = server.Get("/_sim/state", "").body;
+  auto dump = server.Get("/_sim/state?secrets=true", "").body;
   json extra = {{"id", "srec_bob_extra"}, {"accountId", "acc_bob"}, {"subscriptionId", "sub_bob_extra"},
                 {"subscriptionStatus", "ACTIVE"}, {"plan", "BASIC"}, {"planKey", "basic_monthly"}, {"price", 39},
                 {"totalMailboxQuantity", 25}, {"periodStart", 0}, {"periodEnd", 1}, {"subscriptionCreationDate", 0},

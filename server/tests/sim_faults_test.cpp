@@ -97,13 +97,13 @@ TEST(Faults, An500IsAnsweredInPart7ShapeThenTheRealAnswerReturns) {
 
 TEST(Faults, AReplacedAnswerSkipsTheHandlerSoNothingChanges) {
   TestServer server;
-  const json before = server.Get("/_sim/state", "").body;
+  const json before = server.Get("/_sim/state?secrets=true", "").body;
   ASSERT_EQ(AddFault(server, {{"method", "POST"}, {"path", "/v1/billing-details/add-or-update"}, {"status", 202},
                               {"body", {{"surprise", true}}}}).status, 201);
   auto r = server.Post("/v1/billing-details/add-or-update", BillingBody());
   EXPECT_EQ(r.status, 202);
   EXPECT_EQ(r.body, json({{"surprise", true}}));
-  json after = server.Get("/_sim/state", "").body;
+  json after = server.Get("/_sim/state?secrets=true", "").body;
   // Only the fault's own bookkeeping moved.
   after.erase("faults");
   after.erase("nextFaultSeq");
@@ -236,7 +236,7 @@ TEST(Faults, ResetClearsThemAndDumpLoadCarriesThem) {
   TestServer a;
   ASSERT_EQ(AddFault(a, {{"path", "/v1/workspace/list"}, {"status", 500}, {"times", 2}}).status, 201);
   EXPECT_EQ(a.Get("/v1/workspace/list").status, 500);
-  const json dump = a.Get("/_sim/state", "").body;
+  const json dump = a.Get("/_sim/state?secrets=true", "").body;
   TestServer b;
   ASSERT_EQ(b.Put("/_sim/state", dump).status, 200);
   EXPECT_EQ(b.Get("/_sim/faults", "").body, a.Get("/_sim/faults", "").body);

@@ -55,7 +55,7 @@ TEST(SimWallet, ResetRestoresTheFixtureWalletAndDumpLoadKeepsMoneyRecords) {
                          {{"placementType", "ONE_TIME"}, {"testName", "t"}, {"mailboxIds", {"mbx_nw_01_01"}}});
   ASSERT_EQ(buy.status, 200) << buy.raw;
   const std::string invoice_path = "/_sim/invoices/" + buy.body["data"]["invoice"]["invoiceId"].get<std::string>();
-  const json dump = server.Get("/_sim/state", "").body;
+  const json dump = server.Get("/_sim/state?secrets=true", "").body;
   EXPECT_EQ(dump["placementCarts"].size(), 1u);
   EXPECT_EQ(dump["placementTests"].size(), 1u);
   EXPECT_EQ(dump["invoices"].size(), 1u);

@@ -173,7 +173,7 @@ TEST(Sinks, AreStateResetClearsThemDumpAndLoadBringThemBack) {
   CreateEndpoint(server, sink["url"]);
   Trigger(server);
   server.Advance("0s");
-  json dump = server.Get("/_sim/state", "").body;
+  json dump = server.Get("/_sim/state?secrets=true", "").body;
   ASSERT_EQ(server.Post("/_sim/reset", json::object(), "").status, 200);
   EXPECT_EQ(server.Get("/_sim/sinks", "").body["sinks"].size(), 0u);
   ASSERT_EQ(server.Put("/_sim/state", dump).status, 200);
@@ -210,7 +210,7 @@ TEST(Sinks, FindTheirEndpointsAfterAUrlChangeAndAStateLoad) {
   server.Post("/_sim/sinks/" + a["id"].get<std::string>() + "/receive", {{"id", "evt_x"}}, "");
   EXPECT_TRUE(GetSink(server, a["id"])["requests"][0]["signatureValid"].is_null()) << "no endpoint points at A any more";
 
-  json dump = server.Get("/_sim/state", "").body;
+  json dump = server.Get("/_sim/state?secrets=true", "").body;
   ASSERT_EQ(server.Post("/_sim/reset", json::object(), "").status, 200);
   ASSERT_EQ(server.Put("/_sim/state", dump).status, 200);
   Trigger(server);

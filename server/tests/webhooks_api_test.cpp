@@ -183,7 +183,7 @@ TEST(WebhooksApi, PatchIsPartialAndValidatesEverythingBeforeChangingAnything) {
 TEST(WebhooksApi, EndpointsAndSecretsRoundTripThroughAStateDump) {
   TestServer server;
   auto e = CreateEndpoint(server, kUrl, {"domain.updated"});
-  json dump = server.Get("/_sim/state", "").body;
+  json dump = server.Get("/_sim/state?secrets=true", "").body;
   ASSERT_EQ(dump["webhookEndpoints"].size(), 1u);
   EXPECT_EQ(dump["webhookEndpoints"][0]["secret"], e.secret);
   ASSERT_EQ(server.Post("/_sim/reset", json::object(), "").status, 200);

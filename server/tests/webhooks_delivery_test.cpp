@@ -427,7 +427,7 @@ TEST(WebhookDelivery, PendingRetrySurvivesStateDumpAndLoadIntoAnotherEmsim) {
     event_id = Trigger(first)["id"];
     first.Advance("0s");
     ASSERT_EQ(receiver.Count(), 1u);
-    dump = first.Get("/_sim/state", "").body;
+    dump = first.Get("/_sim/state?secrets=true", "").body;
   }
   TestServer second;
   auto loaded = second.Put("/_sim/state", dump);

@@ -1,0 +1,24 @@
+#pragma once
+// The secrets of a whole-state dump (GET /_sim/state), masked unless asked for: DESIGN.md gap
+// decision "secrets in GET /_sim/state". A dump is often pasted into a bug report or a CI log; the
+// keys and webhook secrets in it would let anyone who reads it act as the accounts.
+#include <optional>
+#include <string>
+
+#include "model/json.hpp"
+
+namespace emsim::model {
+
+// What a masked secret reads as. Not a value any secret takes, so a masked dump loaded back is
+// recognised (FindMaskedSecret) instead of replacing real keys with it.
+inline constexpr const char* kMaskedSecret = "<masked>";
+
+// Replaces every secret of a DumpState document with kMaskedSecret: accounts[].apiKey,
+// webhookEndpoints[].secret, thirdPartyAccounts[].passwordFingerprint, faults[].apiKey.
+// Answers how many were masked.
+size_t MaskSecrets(json& dump);
+
+// The first secret field of a dump that holds kMaskedSecret ("accounts[0].apiKey"), if any.
+std::optional<std::string> FindMaskedSecret(const json& dump);
+
+}  // namespace emsim::model
