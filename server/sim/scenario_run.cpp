@@ -72,6 +72,7 @@ class Runner {
         // Later steps build on earlier ones: after a failure they are reported, not run.
         if (sr.outcome == StepOutcome::kFailed) stop = true;
       }
+      sr.caseName = CaseName(st, rep.steps.size() + 1);
       if (sr.outcome == StepOutcome::kPassed) ++rep.passed;
       else if (sr.outcome == StepOutcome::kFailed) ++rep.failed;
       else ++rep.skipped;
@@ -221,12 +222,26 @@ class Runner {
     return r;
   }
 
-  std::string Describe(const ScenarioStep& st) const {
+  // The step as written in the file: ${variables} not filled in.
+  static std::string Written(const ScenarioStep& st) {
     if (st.kind == StepKind::kRepeat) return "repeat " + std::to_string(st.times) + " times";
     if (st.kind == StepKind::kSet) return "set " + st.setVars.dump();
     std::string d = st.display;
     if (!st.call.as.empty() && st.kind != StepKind::kWallet) d += " as " + st.call.as;
     if (!st.call.workspace.empty()) d += " in workspace " + st.call.workspace;
+    return d;
+  }
+
+  // JUnit names a test case from the source alone: the same on every run (seed, clock, ids).
+  static std::string CaseName(const ScenarioStep& st, size_t number) {
+    std::string n = "step " + std::to_string(number);
+    if (!st.name.empty()) n += " " + st.name;
+    return n + ": " + Written(st);
+  }
+
+  std::string Describe(const ScenarioStep& st) const {
+    const std::string d = Written(st);
+    if (st.kind == StepKind::kRepeat || st.kind == StepKind::kSet) return d;
     try {
       return InterpolateText(d, vars_);
     } catch (const VariableError&) {
