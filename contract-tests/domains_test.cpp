@@ -107,7 +107,7 @@ TEST(DomainsBuy, RequiresTheApiKey) {
 }
 
 TEST(DomainsBuy, WalletPurchaseAddsAPendingDomainThatConnects) {
-  REQUIRE_EMSIM("the domain lifecycle runs on emsim's manual clock");
+  REQUIRE_EMSIM("the domain lifecycle is moved by /_sim/clock/advance");
   const std::string name = AvailableName();
   ASSERT_NE(name, "");
   Args a;
@@ -200,7 +200,7 @@ TEST(DomainSettings, AcceptedAtOnceWithNullData) {
 }
 
 TEST(DomainSettings, AppliedLaterAndVisibleInTheList) {
-  REQUIRE_EMSIM("the settings apply on emsim's manual clock");
+  REQUIRE_EMSIM("the settings are applied by /_sim/clock/advance");
   const json all = AllDomains(1);
   ASSERT_FALSE(all.empty());
   const json& d = all[all.size() - 1];

@@ -16,7 +16,7 @@ TEST(ExportsExportMailboxes, CsvExportStartsWithNullData) {
 }
 
 TEST(ExportsExportMailboxes, CsvExportCompletesLater) {
-  REQUIRE_EMSIM("the export job runs on emsim's manual clock and /_sim/exports shows it");
+  REQUIRE_EMSIM("the export job is run by /_sim/clock/advance and /_sim/exports shows it");
   Args a;
   a.body = json{{"apps", {"MANUAL"}}};
   if (!ExpectOk(Invoke("exports.export_mailboxes", a))) return;

@@ -1,6 +1,7 @@
 // Part 4.10 webhook management and Part 6 delivery end to end: the suite runs its own receiver,
 // registers an endpoint, causes an event, and checks what arrives (headers, signature, envelope);
-// on emsim also the retry schedule and auto-disable, on the manual clock.
+// on emsim also the retry schedule and auto-disable, moving time with POST /_sim/clock/advance
+// (the same in either clock mode: the suite never asks which one emsim runs).
 #include <algorithm>
 #include <ctime>
 #include <regex>
@@ -249,7 +250,7 @@ json EmitDomainEvent() {
 }
 
 TEST(WebhookDelivery, FailuresAreRetriedOnTheSpecSchedule) {
-  REQUIRE_EMSIM("the retry schedule runs on emsim's manual clock");
+  REQUIRE_EMSIM("the retry schedule is run by /_sim/clock/advance");
   Receiver receiver;
   receiver.RespondWith(500);
   const std::string path = "/hooks/retries";
@@ -295,7 +296,7 @@ TEST(WebhookDelivery, FailuresAreRetriedOnTheSpecSchedule) {
 }
 
 TEST(WebhookDelivery, TwentyConsecutiveFailuresDisableAndActiveReenables) {
-  REQUIRE_EMSIM("20 failures in a row are produced on emsim's manual clock");
+  REQUIRE_EMSIM("20 failures in a row are produced through /_sim/clock/advance");
   Receiver receiver;
   receiver.RespondWith(503);
   const std::string path = "/hooks/auto-disable";

@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
-# Runs every scenarios/*.yaml through `emsim scenario run` (each on a fresh in-process emsim with a
-# manual clock), then all of them again on one running emsim (real clock; --base-url and POST
-# /_sim/scenarios/run), then checks that the deliberately wrong scenarios/tests/deliberately_wrong.yaml
-# FAILS with a clear report. Writes JUnit XML to BUILD/scenarios-junit.xml. Prints "N passed, N failed".
+# Every scenarios/*.yaml in both clock modes, so a scenario never depends on the mode it runs in:
+#   1. each file through `emsim scenario run FILE` on its own fresh in-process emsim (the command
+#      QA runs; the clock mode its header says, manual by default); JUnit XML for CI goes to
+#      BUILD/scenarios-junit.xml;
+#   2. all files through --base-url on a fresh `emsim serve` with default flags (real clock) and
+#      on a fresh `emsim serve --clock manual`, the two at once, each file run in that mode
+#      (`--clock`); one file also through POST /_sim/scenarios/run on the real-clock emsim;
+#   3. scenarios/tests/deliberately_wrong.yaml must FAIL with a clear report.
+# Nothing is built here. Prints one line per file and mode and ends with "scenarios: N passed, N failed".
 set -uo pipefail
 build=${1:?build dir}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 emsim="$build/emsim"
 pass=0 fail=0
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
 
 shopt -s nullglob
 files=("$root"/scenarios/*.yaml)
@@ -17,6 +27,8 @@ if [ ${#files[@]} -eq 0 ]; then
   echo "FAIL: no scenario files in $root/scenarios"
   fail=$((fail + 1))
 fi
+
+# ---- 1. one fresh in-process emsim per file -------------------------------------------------------
 for f in "${files[@]}"; do
   if "$emsim" scenario run "$f" --junit "$tmp/$(basename "$f").xml" >"$tmp/out" 2>&1; then
     pass=$((pass + 1))
@@ -35,34 +47,56 @@ done
   echo '</testsuites>'
 } >"$build/scenarios-junit.xml"
 
-# The same files on one running emsim with a real clock (as a QA team would point them at a
-# shared instance): through --base-url, and one through POST /_sim/scenarios/run.
-"$emsim" serve --port 0 >"$tmp/serve.out" 2>"$tmp/serve.err" &
-pid=$!
-trap 'rm -rf "$tmp"; kill "$pid" 2>/dev/null' EXIT
-for _ in $(seq 1 200); do grep -q 'emsim ready' "$tmp/serve.out" 2>/dev/null && break; sleep 0.05; done
-port=$(grep -o '127.0.0.1:[0-9]*' "$tmp/serve.out" | head -1 | cut -d: -f2)
-if [ -n "$port" ] && "$emsim" scenario run "${files[@]}" --base-url "http://127.0.0.1:$port" --quiet >"$tmp/remote" 2>&1; then
-  pass=$((pass + 1))
-  echo "every scenario passed again on a running real-clock emsim (--base-url)"
-else
-  fail=$((fail + 1))
-  echo "FAIL: scenarios on a running emsim (--base-url)"
-  cat "$tmp/remote" "$tmp/serve.err"
-fi
-live=$(curl -s -X POST "http://127.0.0.1:$port/_sim/scenarios/run?name=domain_lifecycle.yaml" \
-  -H 'content-type: application/yaml' --data-binary @"$root/scenarios/domain_lifecycle.yaml")
-if grep -q '"passed":true' <<<"$live"; then
-  pass=$((pass + 1))
-  echo "POST /_sim/scenarios/run passed domain_lifecycle.yaml on the live emsim"
-else
-  fail=$((fail + 1))
-  echo "FAIL: POST /_sim/scenarios/run: $live"
-fi
-kill "$pid" 2>/dev/null
-wait "$pid" 2>/dev/null
+# ---- 2. a running emsim in each clock mode ---------------------------------------------------------
+declare -A port_of run_pid
+for mode in real manual; do
+  if [ "$mode" = real ]; then flags=(); else flags=(--clock manual); fi
+  "$emsim" serve --port 0 "${flags[@]}" >"$tmp/serve-$mode.out" 2>"$tmp/serve-$mode.err" &
+  pids+=($!)
+  for _ in $(seq 1 200); do grep -q 'emsim ready' "$tmp/serve-$mode.out" 2>/dev/null && break; sleep 0.05; done
+  port_of[$mode]=$(grep -o '127.0.0.1:[0-9]*' "$tmp/serve-$mode.out" | head -1 | cut -d: -f2)
+  if [ -z "${port_of[$mode]}" ]; then
+    fail=$((fail + 1))
+    echo "FAIL: emsim serve ${flags[*]} did not start"
+    cat "$tmp/serve-$mode.out" "$tmp/serve-$mode.err"
+    continue
+  fi
+  "$emsim" scenario run "${files[@]}" --base-url "http://127.0.0.1:${port_of[$mode]}" --clock "$mode" --quiet \
+    >"$tmp/remote-$mode" 2>&1 &
+  run_pid[$mode]=$!
+done
+for mode in real manual; do
+  [ -n "${run_pid[$mode]:-}" ] || continue
+  wait "${run_pid[$mode]}"
+  rc=$?
+  flags=$([ "$mode" = real ] && echo "default flags, real clock" || echo "--clock manual")
+  ok=$(grep -c '^PASSED: ' "$tmp/remote-$mode")
+  bad=$(grep -c '^FAILED: ' "$tmp/remote-$mode")
+  pass=$((pass + ok))
+  fail=$((fail + bad))
+  if [ "$rc" -eq 0 ] && [ "$bad" -eq 0 ] && [ "$ok" -eq ${#files[@]} ]; then
+    echo "every scenario passed on a running emsim ($flags): $ok files"
+  else
+    [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ] && fail=$((fail + 1))  # failed before any file ran
+    echo "FAIL: scenarios on a running emsim ($flags): $ok passed, $bad failed (exit $rc)"
+    cat "$tmp/remote-$mode"
+    tail -20 "$tmp/serve-$mode.err"
+  fi
+done
 
-# The deliberately wrong scenario must fail (exit 1, not a parse error) and say exactly what broke.
+if [ -n "${port_of[real]:-}" ]; then
+  live=$(curl -s -X POST "http://127.0.0.1:${port_of[real]}/_sim/scenarios/run?name=domain_lifecycle.yaml" \
+    -H 'content-type: application/yaml' --data-binary @"$root/scenarios/domain_lifecycle.yaml")
+  if grep -q '"passed":true' <<<"$live"; then
+    pass=$((pass + 1))
+    echo "POST /_sim/scenarios/run passed domain_lifecycle.yaml on the live real-clock emsim"
+  else
+    fail=$((fail + 1))
+    echo "FAIL: POST /_sim/scenarios/run: $live"
+  fi
+fi
+
+# ---- 3. the deliberately wrong scenario must fail (exit 1, not a parse error) and say exactly what broke.
 wrong="$root/scenarios/tests/deliberately_wrong.yaml"
 "$emsim" scenario run "$wrong" >"$tmp/wrong" 2>&1
 rc=$?

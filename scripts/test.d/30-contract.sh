@@ -1,23 +1,91 @@
 #!/usr/bin/env bash
-# The contract suite against a freshly started emsim (manual clock), with mutations and spending
-# allowed (nothing in emsim is real). Exit status: the suite's.
+# The contract suite against emsim in both clock modes, each on a freshly started emsim, with
+# mutations and spending allowed (nothing in emsim is real):
+#   - default flags (real clock) and `--clock manual`, the two suites in parallel;
+#   - then the retry-schedule tests (WebhookDelivery.*) 20 times in a row against another fresh
+#     default-flags emsim, counting the runs that fail ("flakes"): the promise that the schedule
+#     holds on the real clock is only as good as its worst run.
+# Extra arguments go to the two full suites (e.g. --gtest_filter=...); EMSIM_RETRY_LOOPS changes
+# the 20. Nothing is built here.
+# Prints one summary line per run and ends with "contract: N passed, N failed".
 set -uo pipefail
 build=${1:?build dir}; shift
+loops=${EMSIM_RETRY_LOOPS:-20}
 tmp=$(mktemp -d)
-pid=""
-trap 'rm -rf "$tmp"; [ -n "$pid" ] && kill "$pid" 2>/dev/null' EXIT
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+pass=0 fail=0
 
-"$build/emsim" serve --port 0 --clock manual >"$tmp/out" 2>"$tmp/err" &
-pid=$!
-for _ in $(seq 1 200); do grep -q 'emsim ready' "$tmp/out" 2>/dev/null && break; sleep 0.05; done
-port=$(grep -o 'ready on http://127.0.0.1:[0-9]*' "$tmp/out" | head -1 | sed 's/.*://')
+# start NAME [FLAGS...]: a fresh emsim on a free port; sets $port (empty when it did not start).
+start() {
+  local name=$1
+  shift
+  "$build/emsim" serve --port 0 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
+  pids+=($!)
+  for _ in $(seq 1 200); do grep -q 'emsim ready' "$tmp/$name.out" 2>/dev/null && break; sleep 0.05; done
+  port=$(grep -o 'ready on http://127.0.0.1:[0-9]*' "$tmp/$name.out" | head -1 | sed 's/.*://')
+  if [ -z "$port" ]; then
+    echo "contract: emsim ($name) did not start"
+    cat "$tmp/$name.out" "$tmp/$name.err"
+  fi
+}
+
+suite() {  # suite PORT [ARGS...]
+  local p=$1
+  shift
+  "$build/emsim-contract-tests" --base-url "http://127.0.0.1:$p" --allow-mutations --allow-spending "$@"
+}
+
+# ---- the full suite, both modes at once ------------------------------------------------------------
+declare -A suite_pid
+for mode in real manual; do
+  if [ "$mode" = real ]; then start "$mode"; else start "$mode" --clock manual; fi
+  if [ -z "$port" ]; then
+    fail=$((fail + 1))
+    continue
+  fi
+  suite "$port" --gtest_brief=1 "$@" >"$tmp/suite-$mode" 2>&1 &
+  suite_pid[$mode]=$!
+done
+for mode in real manual; do
+  [ -n "${suite_pid[$mode]:-}" ] || continue
+  wait "${suite_pid[$mode]}"
+  rc=$?
+  flags=$([ "$mode" = real ] && echo "default flags, real clock" || echo "--clock manual")
+  echo "== contract suite ($flags)"
+  cat "$tmp/suite-$mode"
+  summary=$(grep -E '^\[  (PASSED|FAILED) ' "$tmp/suite-$mode" | head -2 | tr '\n' ' ')
+  if [ "$rc" -eq 0 ]; then
+    pass=$((pass + 1))
+    echo "contract ($flags): ${summary}(exit 0)"
+  else
+    fail=$((fail + 1))
+    echo "FAIL: contract ($flags): ${summary}(exit $rc)"
+  fi
+done
+
+# ---- the retry schedule, again and again, on the real clock ------------------------------------------
+start loop
 if [ -z "$port" ]; then
-  echo "contract: emsim did not start"; cat "$tmp/out" "$tmp/err"; exit 1
+  fail=$((fail + 1))
+else
+  flakes=0
+  for i in $(seq 1 "$loops"); do
+    if suite "$port" --gtest_filter='WebhookDelivery.*' --gtest_brief=1 >"$tmp/loop" 2>&1; then
+      pass=$((pass + 1))
+    else
+      fail=$((fail + 1))
+      flakes=$((flakes + 1))
+      echo "FAIL: retry-schedule run $i of $loops (default flags, real clock):"
+      grep -vE '^(target |\[==========\]|\[  PASSED  \]|Running main)' "$tmp/loop" | head -20
+    fi
+  done
+  echo "retry-schedule loop: $loops runs, $flakes flakes"
 fi
 
-"$build/emsim-contract-tests" --base-url "http://127.0.0.1:$port" --allow-mutations --allow-spending \
-  --gtest_brief=1 "$@" 2>&1 | tee "$tmp/suite"
-rc=${PIPESTATUS[0]}
-kill -TERM "$pid"; wait "$pid" 2>/dev/null; pid=""
-echo "contract: $(grep -E '^\[  (PASSED|FAILED) ' "$tmp/suite" | head -2 | tr '\n' ' ')(exit $rc)"
-exit "$rc"
+echo "contract: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

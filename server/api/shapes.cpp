@@ -29,12 +29,27 @@ json BillingRecord(const model::BillingDetails& b) {
           {"languagePreference", b.languagePreference}};
 }
 
+// Part 2: a Workspace's billingDetails is an object. Before any details are saved it is the same
+// object with every field null except workspaceId (README "Gap decisions"), so a client reads
+// the same keys either way and `id == null` says nothing was saved.
+namespace {
+json EmptyBillingRecord(const model::Workspace& w) {
+  json b = json::object();
+  for (const char* k : {"id", "userId", "firstName", "lastName", "company", "addressLineOne", "addressLineTwo",
+                        "addressLineThree", "city", "state", "country", "postalCode", "phoneCc", "phone",
+                        "languagePreference"})
+    b[k] = nullptr;
+  b["workspaceId"] = w.id;
+  return b;
+}
+}  // namespace
+
 json WorkspaceRecord(const model::Workspace& w, std::int64_t domain_count, std::int64_t mailbox_count) {
   return {{"id", w.id},
           {"name", w.name},
           {"domainCount", std::to_string(domain_count)},
           {"mailboxCount", std::to_string(mailbox_count)},
-          {"billingDetails", w.billingDetails ? BillingRecord(*w.billingDetails) : json(nullptr)}};
+          {"billingDetails", w.billingDetails ? BillingRecord(*w.billingDetails) : EmptyBillingRecord(w)}};
 }
 
 json DomainListRecord(const model::State& s, const model::Domain& d) {
@@ -126,10 +141,34 @@ void WriteBillingRecord(JsonOut& w, const model::BillingDetails& b) {
       .EndObject();
 }
 
+// EmptyBillingRecord as text.
+namespace {
+void WriteEmptyBillingRecord(JsonOut& w, const model::Workspace& ws) {
+  w.BeginObject()
+      .Key("addressLineOne").Null()
+      .Key("addressLineThree").Null()
+      .Key("addressLineTwo").Null()
+      .Key("city").Null()
+      .Key("company").Null()
+      .Key("country").Null()
+      .Key("firstName").Null()
+      .Key("id").Null()
+      .Key("languagePreference").Null()
+      .Key("lastName").Null()
+      .Key("phone").Null()
+      .Key("phoneCc").Null()
+      .Key("postalCode").Null()
+      .Key("state").Null()
+      .Key("userId").Null()
+      .Key("workspaceId").String(ws.id)
+      .EndObject();
+}
+}  // namespace
+
 void WriteWorkspaceRecord(JsonOut& w, const model::Workspace& ws, std::int64_t domain_count, std::int64_t mailbox_count) {
   w.BeginObject().Key("billingDetails");
   if (ws.billingDetails) WriteBillingRecord(w, *ws.billingDetails);
-  else w.Null();
+  else WriteEmptyBillingRecord(w, ws);
   w.Key("domainCount").String(std::to_string(domain_count))
       .Key("id").String(ws.id)
       .Key("mailboxCount").String(std::to_string(mailbox_count))

@@ -109,16 +109,6 @@ http::Reply SimGetClock(http::Ctx& ctx) { return http::Json(ClockJson(ctx.svc.cl
 
 namespace {
 
-constexpr const char* kDurationGrammarText = "a duration like 90, 90s, 15m, 1.5h, 2h30m, 1d or PT2H30M";
-
-// Client text quoted in a message: at most 64 bytes, cut at a UTF-8 character boundary.
-std::string Quoted(const std::string& text) {
-  if (text.size() <= 64) return text;
-  size_t cut = 64;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return text.substr(0, cut) + "...";
-}
-
 // The clock never moves backwards (sim/clock.hpp), in either mode: a 400 naming the field.
 std::optional<model::Error> RefuseBackwards(const sim::Clock& clock, model::Millis target, const char* param) {
   const model::Millis now = clock.Now();
@@ -179,7 +169,7 @@ http::Reply SimAdvanceClock(http::Ctx& ctx) {
   } else {
     const std::string text = b["duration"].get<std::string>();
     auto d = model::ParseDuration(text);
-    if (!d || *d < 0) return model::Error::Validation("duration", "duration '" + Quoted(text) + "' is not " + kDurationGrammarText);
+    if (!d || *d < 0) return model::Error::Validation("duration", model::DurationProblem(text));
     by = *d;
   }
   const model::Millis now = ctx.svc.clock.Now();

@@ -23,7 +23,10 @@ not. Every file is parsed before any runs: a malformed one stops everything (exi
                     instead of a fresh in-process one per file; it is reset first (POST
                     /_sim/reset) unless the file says `reset: false`; with EMSIM_ADMIN_TOKEN
                     set, requests carry it as that emsim's admin token
-  --junit FILE      also write JUnit XML (one testsuite per file, one testcase per step)
+  --junit FILE      also write JUnit XML (one testsuite per file, one testcase per step,
+                    named from the step as written, so names are the same on every run)
+  --clock MODE      real or manual: run every file on this clock mode, whatever its `clock:`
+                    header says (CI runs every file in both modes)
   --schemas DIR     JSON Schemas for response conformance (default: the repository's schemas/)
   --quiet           print only failing steps and the summary lines
 
@@ -69,7 +72,7 @@ int ScenarioCommand(const std::vector<std::string>& args) {
     return 2;
   }
   std::vector<std::string> files;
-  std::string base_url, junit, schemas_dir;
+  std::string base_url, junit, schemas_dir, clock_mode;
   bool quiet = false;
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -86,6 +89,13 @@ int ScenarioCommand(const std::vector<std::string>& args) {
     } else if (a == "--base-url") base_url = value("--base-url");
     else if (a == "--junit") junit = value("--junit");
     else if (a == "--schemas") schemas_dir = value("--schemas");
+    else if (a == "--clock") {
+      clock_mode = value("--clock");
+      if (clock_mode != "real" && clock_mode != "manual") {
+        std::cerr << "emsim scenario run: --clock must be real or manual, got '" << clock_mode << "'\n";
+        return 2;
+      }
+    }
     else if (a == "--quiet") quiet = true;
     else if (a.rfind("--", 0) == 0) {
       std::cerr << "emsim scenario run: unknown flag '" << a << "'\n" << kUsage;
@@ -112,6 +122,8 @@ int ScenarioCommand(const std::vector<std::string>& args) {
     std::cerr << "emsim scenario: " << bad << " file(s) do not parse; nothing was run\n";
     return 2;
   }
+  if (!clock_mode.empty())
+    for (auto& sc : scenarios) sc.header.clockMode = clock_mode;
 
   std::unique_ptr<schema::Registry> remote_schemas;
   if (!base_url.empty()) {

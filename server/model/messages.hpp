@@ -17,6 +17,9 @@ inline constexpr const char* kSuccess = "Success";
 inline constexpr const char* kExportStarted = "Mailbox export started";
 inline constexpr const char* kExportSelectsNothing = "No mailbox matches the selection (ids, excludeIds, tagIds, contains, status)";
 inline constexpr const char* kThirdPartyAccountUpdated = "Third-party account updated";
+// The one duration grammar (model::ParseDuration): flags, /_sim bodies, scenario files, fixtures.
+inline constexpr const char* kDurationGrammar =
+    "a duration like 90, 90s, 1500ms, 15m, 1.5h, 2h30m, 1d or PT2H30M (at most 100 years)";
 
 // Part 4.4 domains
 inline constexpr const char* kYearsRange = "must be a whole number of years from 1 to 10";

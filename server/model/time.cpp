@@ -1,5 +1,7 @@
 #include "model/time.hpp"
 
+#include "model/messages.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -148,23 +150,140 @@ std::optional<Millis> ParseIso(std::string_view s) {
   return DaysFromCivil(y, mo, d) * kDay + h * kHour + mi * kMinute + se * kSecond + ms - offset;
 }
 
-std::optional<Millis> ParseDuration(std::string_view s) {
-  if (s.empty()) return std::nullopt;
+// ---- durations ---------------------------------------------------------------------------------
+// Hand-written (no regex): every character is looked at once, numbers are bounded while they are
+// read, and no product can overflow: a part is multiplied only after its count is checked
+// against kMaxDuration / unit.
+
+namespace {
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+char Upper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; }
+
+struct DurationNumber {
+  std::uint64_t whole = 0;
+  std::uint64_t fraction = 0;  // the first 9 decimals, as an integer over `scale`
+  std::uint64_t scale = 1;
+  bool hasFraction = false;
+};
+
+// digits[.digits] at s[i]; false when there is none or the whole part alone is beyond any limit.
+bool ReadDurationNumber(std::string_view s, size_t& i, DurationNumber& n) {
+  const size_t start = i;
+  for (; i < s.size() && IsDigit(s[i]); ++i) {
+    n.whole = n.whole * 10 + static_cast<std::uint64_t>(s[i] - '0');
+    if (n.whole > static_cast<std::uint64_t>(kMaxDuration)) return false;  // too long even in ms
+  }
+  if (i == start) return false;
+  if (i < s.size() && s[i] == '.') {
+    const size_t first = ++i;
+    for (; i < s.size() && IsDigit(s[i]); ++i) {
+      if (i - first < 9) {  // beyond a nanosecond of a day nothing reaches the millisecond
+        n.fraction = n.fraction * 10 + static_cast<std::uint64_t>(s[i] - '0');
+        n.scale *= 10;
+      }
+    }
+    if (i == first) return false;  // "1." or "1.h"
+    n.hasFraction = true;
+  }
+  return true;
+}
+
+// Adds n units to total; false beyond kMaxDuration. fraction * unit < 1e9 * kDay < 2^63.
+bool AddPart(const DurationNumber& n, Millis unit, std::uint64_t& total) {
+  const auto u = static_cast<std::uint64_t>(unit);
+  if (n.whole > static_cast<std::uint64_t>(kMaxDuration) / u) return false;
+  total += n.whole * u + (n.fraction * u + n.scale / 2) / n.scale;  // rounded to the millisecond
+  return total <= static_cast<std::uint64_t>(kMaxDuration);
+}
+
+// Units by rank: each part's unit must rank below the previous part's (largest first, no repeats).
+constexpr Millis kUnitByRank[] = {kDay, kHour, kMinute, kSecond, 1};
+
+// 90 | 1.5 | 2h30m | 1d2h | 1500ms ...
+std::optional<Millis> ParseCompactDuration(std::string_view s) {
+  std::uint64_t total = 0;
+  int last_rank = -1;
+  bool last_had_fraction = false;
   size_t i = 0;
-  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
-  if (i == 0) return std::nullopt;
-  double n;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + i, n);
-  if (ec != std::errc() || p != s.data() + i) return std::nullopt;
-  std::string_view unit = s.substr(i);
-  double scale;
-  if (unit.empty() || unit == "s") scale = kSecond;
-  else if (unit == "ms") scale = 1;
-  else if (unit == "m") scale = kMinute;
-  else if (unit == "h") scale = kHour;
-  else if (unit == "d") scale = kDay;
-  else return std::nullopt;
-  return static_cast<Millis>(n * scale + 0.5);
+  while (i < s.size()) {
+    if (last_had_fraction) return std::nullopt;  // a fraction only on the last part
+    DurationNumber n;
+    if (!ReadDurationNumber(s, i, n)) return std::nullopt;
+    int rank;
+    if (i == s.size()) {
+      if (last_rank != -1) return std::nullopt;  // "2h30": a unitless number only stands alone
+      rank = 3;                                   // a bare number is seconds
+    } else if (s[i] == 'm' && i + 1 < s.size() && s[i + 1] == 's') {
+      rank = 4;
+      i += 2;
+    } else {
+      switch (s[i]) {
+        case 'd': rank = 0; break;
+        case 'h': rank = 1; break;
+        case 'm': rank = 2; break;
+        case 's': rank = 3; break;
+        default: return std::nullopt;
+      }
+      ++i;
+    }
+    if (rank <= last_rank) return std::nullopt;
+    last_rank = rank;
+    last_had_fraction = n.hasFraction;
+    if (!AddPart(n, kUnitByRank[rank], total)) return std::nullopt;
+  }
+  return static_cast<Millis>(total);
+}
+
+// ISO 8601: P[nD][T[nH][nM][nS]], at least one part; no T without a time part after it.
+std::optional<Millis> ParseIsoDuration(std::string_view s) {
+  std::uint64_t total = 0;
+  int last_rank = -1, parts = 0;
+  bool in_time = false, last_had_fraction = false;
+  size_t i = 1;  // after the P
+  while (i < s.size()) {
+    if (!in_time && Upper(s[i]) == 'T') {
+      in_time = true;
+      if (++i == s.size()) return std::nullopt;
+      continue;
+    }
+    if (last_had_fraction) return std::nullopt;
+    DurationNumber n;
+    if (!ReadDurationNumber(s, i, n) || i == s.size()) return std::nullopt;
+    const char unit = Upper(s[i++]);
+    int rank;
+    if (!in_time && unit == 'D') rank = 0;
+    else if (in_time && unit == 'H') rank = 1;
+    else if (in_time && unit == 'M') rank = 2;
+    else if (in_time && unit == 'S') rank = 3;
+    else return std::nullopt;  // Y, M or W before T (their length varies), anything else
+    if (rank <= last_rank) return std::nullopt;
+    last_rank = rank;
+    last_had_fraction = n.hasFraction;
+    ++parts;
+    if (!AddPart(n, kUnitByRank[rank], total)) return std::nullopt;
+  }
+  if (parts == 0) return std::nullopt;
+  return static_cast<Millis>(total);
+}
+
+}  // namespace
+
+std::optional<Millis> ParseDuration(std::string_view s) {
+  if (s.empty() || s.size() > kMaxDurationChars) return std::nullopt;
+  if (s[0] == 'P' || s[0] == 'p') return ParseIsoDuration(s);
+  return ParseCompactDuration(s);
+}
+
+std::string DurationProblem(std::string_view text) {
+  constexpr size_t kShown = 40;
+  std::string shown;
+  for (size_t i = 0; i < text.size() && i < kShown; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    shown += c >= 0x20 && c < 0x7f ? static_cast<char>(c) : '?';
+  }
+  if (text.size() > kShown) shown += "...";
+  return "'" + shown + "' is not " + msg::kDurationGrammar;
 }
 
 }  // namespace emsim::model

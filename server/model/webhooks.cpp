@@ -476,7 +476,9 @@ Result<const Event*> TriggerEvent(State& s, const TriggerInput& in, Millis now) 
   if (in.objectId) {
     auto details = DetailsOf(s, *type, account->second, *in.objectId);
     if (!details) return details.error();
-    // DESIGN.md gap decision: data.<resource>Details + data.previousState (nothing changed here).
+    // DESIGN.md gap decision: data.<resource>Details + data.previousState. Part 6: previousState
+    // holds only the fields that changed; a trigger describes the object as it is, so none did
+    // and it is {} (the event schemas accept that). `data` below can name old values.
     data[std::string(type->resource) + "Details"] = std::move(*details);
     data["previousState"] = json::object();
   }

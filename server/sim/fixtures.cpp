@@ -95,6 +95,15 @@ class Reader {
     if (*t < model::kMinTimeMs || *t > model::kMaxTimeMs) Fail(n, path + "." + key, "must lie in the years 1970 to 9999");
     return *t;
   }
+  // The one duration grammar (model::ParseDuration; a bare number is seconds, as before). The
+  // state keeps timings in whole seconds (their names say so), so a fraction of one is refused.
+  std::int64_t WholeSeconds(const yaml::Node& n, const std::string& field) const {
+    const std::string text = n.IsScalar() ? n.Scalar() : std::string();
+    auto ms = n.IsScalar() ? model::ParseDuration(text) : std::nullopt;
+    if (!ms) Fail(n, field, model::DurationProblem(text));
+    if (*ms % model::kSecond != 0) Fail(n, field, "must be whole seconds, got '" + text + "'");
+    return *ms / model::kSecond;
+  }
   model::Cents Money(const yaml::Node& parent, const char* key, const std::string& path) const {
     yaml::Node n = Need(parent, key, path);
     auto c = n.IsScalar() ? model::ParseDecimal(n.Scalar()) : std::nullopt;
@@ -391,16 +400,12 @@ Fixture LoadFixtureText(const std::string& text, const std::string& name, std::u
     default_time = *f.clockStart;
   }
   if (yaml::Node t = root["timings"]; t.IsDefined() && !t.IsNull()) {
-    if (!t.IsMap()) r.Fail(t, "timings", "must be a mapping of name: seconds");
+    if (!t.IsMap()) r.Fail(t, "timings", "must be a mapping of name: duration");
     for (size_t i = 0; i < t.size(); ++i) {
       if (!t.Key(i).IsScalar()) r.Fail(t.Key(i), "timings", "timing names must be text");
       const std::string key = t.Key(i).Scalar();
       if (!DefaultTimings().count(key)) r.Fail(t.Key(i), "timings." + key, "unknown timing");
-      std::int64_t v = r.Int(t, key.c_str(), "timings");
-      // Bounded, so the model's time arithmetic (now + seconds * 1000) cannot overflow.
-      if (v < 0 || v > model::kMaxTimingSeconds)
-        r.Fail(t.Value(i), "timings." + key, "must be from 0 to " + std::to_string(model::kMaxTimingSeconds) + " seconds");
-      f.state.timings[key] = v;
+      f.state.timings[key] = r.WholeSeconds(t.Value(i), "timings." + key);
     }
   }
   yaml::Node cat = r.Seq(root, "catalogue", "fixture");

@@ -42,26 +42,6 @@ const char* ToString(StepKind kind) {
   return "?";
 }
 
-std::optional<model::Millis> ParseScenarioDuration(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  // A bare number: seconds.
-  static const std::regex kBare("^[0-9]+(\\.[0-9]+)?$");
-  if (std::regex_match(text, kBare)) return static_cast<model::Millis>(std::stod(text) * model::kSecond);
-  static const std::regex kPart("([0-9]+)(ms|s|m|h|d)");
-  model::Millis total = 0;
-  size_t pos = 0;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), kPart); it != std::sregex_iterator(); ++it) {
-    if (static_cast<size_t>(it->position()) != pos) return std::nullopt;
-    const model::Millis n = std::stoll((*it)[1]);
-    const std::string unit = (*it)[2];
-    total += n * (unit == "ms" ? 1 : unit == "s" ? model::kSecond : unit == "m" ? model::kMinute
-                  : unit == "h" ? model::kHour : model::kDay);
-    pos += it->length();
-  }
-  if (pos != text.size()) return std::nullopt;
-  return total;
-}
-
 namespace {
 
 const std::vector<std::string> kMethods = {"GET", "POST", "PUT", "PATCH", "DELETE"};
@@ -488,8 +468,8 @@ class Parser {
       case StepKind::kAdvance: {
         const YAML::Node v = n["advance"];
         const std::string d = ScalarText(v, "advance");
-        auto ms = ParseScenarioDuration(d);
-        if (!ms) Fail(v, where + ": advance: expected a duration like 90s, 5m, 2h30m, 1d or 1500ms, got '" + d + "'");
+        auto ms = model::ParseDuration(d);  // the one grammar (README "Durations")
+        if (!ms) Fail(v, where + ": advance: " + model::DurationProblem(d));
         c.method = "POST";
         c.path = "/_sim/clock/advance";
         c.body = json{{"seconds", static_cast<double>(*ms) / model::kSecond}};
@@ -753,8 +733,9 @@ class Parser {
       if (!a.IsSequence()) Fail(a, where + ": attempts_after_event: expected a list of durations like [0s, 1m, 6m]");
       json offsets = json::array();
       for (const auto& d : a) {
-        auto ms = ParseScenarioDuration(ScalarText(d, "attempts_after_event"));
-        if (!ms) Fail(d, where + ": attempts_after_event: '" + d.Scalar() + "' is not a duration like 1m or 2h36m");
+        const std::string text = ScalarText(d, "attempts_after_event");
+        auto ms = model::ParseDuration(text);
+        if (!ms) Fail(d, where + ": attempts_after_event: " + model::DurationProblem(text));
         offsets.push_back(*ms);
       }
       st.attemptOffsets = offsets;

@@ -19,7 +19,4 @@ Scenario ParseScenarioFile(const std::string& path);
 // `name` is used in messages; relative `fixtures:` paths resolve against `base_dir`.
 Scenario ParseScenarioText(const std::string& yaml_text, const std::string& name, const std::string& base_dir);
 
-// "90s", "5m", "2h30m", "1d", "1500ms", or a bare number of seconds. nullopt when malformed.
-std::optional<model::Millis> ParseScenarioDuration(const std::string& text);
-
 }  // namespace emsim::sim

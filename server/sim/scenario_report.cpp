@@ -143,7 +143,8 @@ std::string FormatJUnit(const std::vector<ScenarioReport>& reports) {
       x << "    <testcase name=\"setup\" classname=\"" << Xml(r.file) << "\"><failure message=\""
         << Xml(r.setupError) << "\"/></testcase>\n";
     for (const auto& s : r.steps) {
-      x << "    <testcase name=\"" << Xml(StepTitle(s) + ": " + s.summary) << "\" classname=\"" << Xml(r.file)
+      const std::string name = s.caseName.empty() ? StepTitle(s) : s.caseName;
+      x << "    <testcase name=\"" << Xml(name) << "\" classname=\"" << Xml(r.file)
         << "\" file=\"" << Xml(r.file) << "\" line=\"" << s.line << "\"";
       if (s.outcome == StepOutcome::kPassed) {
         x << "/>\n";

@@ -16,6 +16,10 @@ struct StepReport {
   std::string kind;     // "request", "advance", ...
   std::string name;     // the step's `name:`, if any
   std::string summary;  // "POST /v1/domain/buy-domain as alice -> 200"
+  // The JUnit test-case name: the top-level step's number and the step as written in the file,
+  // before ${variables} are filled in ("step 4 buy: POST /v1/domains/${dom.id} as alice"). CI
+  // tools track a test by its name, so it holds no id, time or status of the run.
+  std::string caseName;
   StepOutcome outcome = StepOutcome::kSkipped;
   std::vector<std::string> problems;  // one line each: mismatches, schema issues, save failures
   json request;         // failed steps: {method, path, query, headers, body}
@@ -35,7 +39,7 @@ struct ScenarioReport {
 // `failures_only`: passing and skipped steps are left out (the summary line stays).
 std::string FormatReportText(const ScenarioReport& report, bool failures_only = false);
 json ReportToJson(const ScenarioReport& report);
-// One <testsuite> per scenario, one <testcase> per step.
+// One <testsuite> per scenario, one <testcase> per top-level step, named by StepReport::caseName.
 std::string FormatJUnit(const std::vector<ScenarioReport>& reports);
 
 }  // namespace emsim::sim

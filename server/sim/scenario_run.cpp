@@ -7,6 +7,7 @@
 
 #include "model/json_limits.hpp"
 #include "schema/registry.hpp"
+#include "sim/event_check.hpp"
 #include "sim/fixtures.hpp"
 #include "sim/scenario_match.hpp"
 #include "sim/scenario_vars.hpp"
@@ -74,10 +75,18 @@ class Runner {
         // Later steps build on earlier ones: after a failure they are reported, not run.
         if (sr.outcome == StepOutcome::kFailed) stop = true;
       }
+      sr.caseName = CaseName(st, rep.steps.size() + 1);
       if (sr.outcome == StepOutcome::kPassed) ++rep.passed;
       else if (sr.outcome == StepOutcome::kFailed) ++rep.failed;
       else ++rep.skipped;
       rep.steps.push_back(std::move(sr));
+    }
+    // Only a run that got going has events of its own to check.
+    if (rep.setupError.empty()) {
+      if (auto events = CheckAllEvents()) {
+        ++rep.failed;
+        rep.steps.push_back(std::move(*events));
+      }
     }
     if (o_.prepare && !original_mode.empty() && original_mode != sc_.header.clockMode)
       Send("PUT", "/_sim/clock", {}, {}, json{{"mode", original_mode}});
@@ -225,12 +234,26 @@ class Runner {
     return r;
   }
 
-  std::string Describe(const ScenarioStep& st) const {
+  // The step as written in the file: ${variables} not filled in.
+  static std::string Written(const ScenarioStep& st) {
     if (st.kind == StepKind::kRepeat) return "repeat " + std::to_string(st.times) + " times";
     if (st.kind == StepKind::kSet) return "set " + st.setVars.dump();
     std::string d = st.display;
     if (!st.call.as.empty() && st.kind != StepKind::kWallet) d += " as " + st.call.as;
     if (!st.call.workspace.empty()) d += " in workspace " + st.call.workspace;
+    return d;
+  }
+
+  // JUnit names a test case from the source alone: the same on every run (seed, clock, ids).
+  static std::string CaseName(const ScenarioStep& st, size_t number) {
+    std::string n = "step " + std::to_string(number);
+    if (!st.name.empty()) n += " " + st.name;
+    return n + ": " + Written(st);
+  }
+
+  std::string Describe(const ScenarioStep& st) const {
+    const std::string d = Written(st);
+    if (st.kind == StepKind::kRepeat || st.kind == StepKind::kSet) return d;
     try {
       return InterpolateText(d, vars_);
     } catch (const VariableError&) {
@@ -470,14 +493,33 @@ class Runner {
   }
 
   // Part 6: an event as emitted must fit schemas/events/<type>.json (the envelope and its data).
-  void CheckEventSchema(json event, const std::string& where, std::vector<std::string>& problems) {
-    if (!o_.schemas || !event.is_object() || !event.contains("type") || !event["type"].is_string()) return;
-    const std::string name = "events/" + event["type"].get<std::string>();
-    if (!o_.schemas->Has(name)) return;
-    event.erase("accountId");  // /_sim/events adds the owner; receivers never see it
-    for (const auto& issue : o_.schemas->Check(name, event))
-      problems.push_back("schema " + name + ": " + where + (issue.Pointer().empty() ? "" : issue.Pointer()) + " " +
-                         issue.message);
+  void CheckEventSchema(const json& event, const std::string& where, std::vector<std::string>& problems) {
+    if (!o_.schemas) return;
+    for (auto& p : EventSchemaProblems(*o_.schemas, event)) problems.push_back(where + ": " + p);
+  }
+
+  // Part 6: at the end of a run, every event the emsim holds must fit its schema, whether or not
+  // a step looked at it. Answers the failing check as a report line, or nothing when all fit.
+  std::optional<StepReport> CheckAllEvents() {
+    if (!o_.schemas) return std::nullopt;
+    StepReport r;
+    r.label = "events";
+    r.kind = "events";
+    r.summary = "every event in GET /_sim/events fits schemas/events/<type>.json";
+    r.caseName = "events: every event fits its schema";
+    Http ev = Send("GET", "/_sim/events", {}, {}, std::nullopt);
+    if (!ev.error.empty() || ev.status != 200) {
+      r.problems.push_back("GET /_sim/events: " + (ev.error.empty() ? "answered " + std::to_string(ev.status) : ev.error));
+    } else {
+      r.problems = EventListProblems(*o_.schemas, ev.body);
+      if (r.problems.empty()) return std::nullopt;
+      for (const auto& e : ListOf(ev.body)) {  // show the events that do not fit
+        if (!EventSchemaProblems(*o_.schemas, e).empty()) r.response.push_back(e);
+      }
+      r.response = {{"status", 200}, {"body", r.response}};
+    }
+    r.outcome = StepOutcome::kFailed;
+    return r;
   }
 
   static std::string Duration(model::Millis ms) {

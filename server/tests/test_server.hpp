@@ -5,12 +5,14 @@
 #include <httplib.h>
 
 #include <memory>
+#include <set>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "app/app.hpp"
 #include "model/json.hpp"
+#include "sim/event_check.hpp"
 
 namespace emsim::testing {
 
@@ -45,8 +47,30 @@ class TestServer {
     // Every HTTP test also checks that the State's derived indexes survived what it did: a change
     // that bypassed State's mutators would make lists answer stale counts (model/state.hpp).
     EXPECT_EQ(svc().store.Read([](const model::State& s) { return model::IndexProblems(s); }), "");
+    CheckEveryEvent();
     app_->Stop();
   }
+
+  // Part 6: every event the test made emsim emit fits schemas/events/<type>.json. Checked on
+  // teardown through GET /_sim/events, so a test fails with the event and what does not fit.
+  void CheckEveryEvent() {
+    auto r = Get("/_sim/events", "");
+    if (r.status != 200) {
+      ADD_FAILURE() << "GET /_sim/events on teardown answered " << r.status << ": " << r.raw;
+      return;
+    }
+    for (const auto& e : r.body.value("events", json::array())) {
+      if (e.is_object() && allowedInvalid_.count(e.value("id", ""))) continue;
+      const auto problems = sim::EventSchemaProblems(svc().schemas, e);
+      if (problems.empty()) continue;
+      std::string all;
+      for (const auto& p : problems) all += "\n  " + p;
+      ADD_FAILURE() << "an emitted event does not fit its schema:" << all << "\n  event: " << e.dump();
+    }
+  }
+  // A test that emits a malformed event on purpose (POST /_sim/events with `data` that breaks
+  // the payload) names it here; every other event is still checked.
+  void AllowInvalidEvent(const std::string& event_id) { allowedInvalid_.insert(event_id); }
 
   app::App& app() { return *app_; }
   app::Services& svc() { return app_->services(); }
@@ -115,6 +139,7 @@ class TestServer {
   std::unique_ptr<app::App> app_;
   std::unique_ptr<httplib::Client> client_;
   int port_ = 0;
+  std::set<std::string> allowedInvalid_;
 };
 
 // Asserts a 2xx/4xx response body conforms to the operation's response schema.

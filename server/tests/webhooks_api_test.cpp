@@ -226,13 +226,14 @@ TEST(SimEvents, TriggerBuildsThePayloadFromTheObjectAndDataOverridesIt) {
                             {{"type", "mailbox.updated"}, {"apiKey", kAliceKey}, {"data", {{"mailboxDetails", "x"}}}}, "");
   ASSERT_EQ(broken.status, 201) << "the trigger emits what it is told to";
   EXPECT_EQ(broken.body["schemaIssues"].size(), 1u) << "and says the payload no longer fits events/mailbox.updated";
+  server.AllowInvalidEvent(broken.body["event"]["id"]);  // malformed on purpose
   auto sub = server.Post("/_sim/events",
                          {{"type", "subscription.status_changed"}, {"apiKey", kAliceKey}, {"objectId", "sub_alice_ent"}}, "");
   ASSERT_EQ(sub.status, 201) << sub.raw;
   EXPECT_EQ(sub.body["event"]["data"]["subscriptionDetails"]["id"], "srec_alice_ent");
-  // Nothing changed, so previousState is empty: the subscriptions schema wants a change, and says so.
-  ASSERT_EQ(sub.body["schemaIssues"].size(), 1u);
-  EXPECT_NE(sub.body["schemaIssues"][0].get<std::string>().find("/data/previousState"), std::string::npos);
+  // Part 6: previousState holds only what changed; a trigger changes nothing, so it is {} and fits.
+  EXPECT_EQ(sub.body["event"]["data"]["previousState"], json::object());
+  EXPECT_EQ(sub.body["schemaIssues"], json::array());
   sub = server.Post("/_sim/events",
                     {{"type", "subscription.status_changed"},
                      {"apiKey", kAliceKey},
@@ -243,6 +244,8 @@ TEST(SimEvents, TriggerBuildsThePayloadFromTheObjectAndDataOverridesIt) {
   auto free_form = server.Post("/_sim/events", {{"type", "export.completed"}, {"apiKey", kBobKey}, {"data", {{"x", 1}}}}, "");
   ASSERT_EQ(free_form.status, 201);
   EXPECT_EQ(free_form.body["event"]["data"], json({{"x", 1}}));
+  EXPECT_EQ(free_form.body["schemaIssues"].size(), 3u) << free_form.raw;
+  server.AllowInvalidEvent(free_form.body["event"]["id"]);  // malformed on purpose
 
   auto list = server.Get("/_sim/events?accountId=acc_alice", "");
   EXPECT_EQ(list.body["events"].size(), 5u);

@@ -119,7 +119,7 @@ TEST(WebhookDelivery, EachEventGoesToEveryActiveSubscribedEndpointOfItsAccountOn
   ASSERT_EQ(server.Patch("/v2/webhooks/endpoints/" + off.id, {{"status", "disabled"}}).status, 200);
   CreateEndpoint(server, receiver.Url("/bob"), {"workspace.invitations"}, kBobKey);
 
-  auto r = server.Post("/_sim/events", {{"type", "workspace.invitations"}, {"apiKey", kAliceKey}}, "");
+  auto r = server.Post("/_sim/events", {{"type", "workspace.invitations"}, {"apiKey", kAliceKey}, {"objectId", "ws_northwind"}}, "");
   ASSERT_EQ(r.status, 201) << r.raw;
   EXPECT_EQ(r.body["endpoints"], json::array({a1.id, a2.id}));
   server.Advance("0s");
@@ -265,7 +265,7 @@ TEST(WebhookDelivery, TwentiethConsecutiveFailureDisablesNotifiesAndDropsPending
   }
   server.Advance("3d");
   EXPECT_EQ(receiver.Count(), 20u) << "a disabled endpoint gets nothing more";
-  auto r = server.Post("/_sim/events", {{"type", "workspace.invitations"}, {"apiKey", kAliceKey}}, "");
+  auto r = server.Post("/_sim/events", {{"type", "workspace.invitations"}, {"apiKey", kAliceKey}, {"objectId", "ws_northwind"}}, "");
   EXPECT_EQ(r.body["endpoints"], json::array());
 
   // Part 3: PATCH status active re-enables and resets the counter.
