@@ -38,6 +38,8 @@ const std::vector<std::string> kKnownToFailUntilLimitsLand = {
     // Invalid UTF-8 echoed into an error message: the answer does not serialize, a 500 (and a
     // random truncation may cut a multi-byte character).
     " bad-utf8: ", "bad-utf8 (?", "with bad UTF-8", "malformed-json: truncated", "content-type: application/json\xff",
+    // ...and a scenario with invalid UTF-8 is journaled as it came: GET /_sim/requests answers 500.
+    "yaml: bad UTF-8 in a scalar",
     // 30k levels of nesting are journaled; the next GET /_sim/requests overflows the stack.
     "30000 levels",
     // A 60k-character value under a `pattern`: std::regex recurses per character, stack overflow.
@@ -214,7 +216,7 @@ class Generator {
     cases_.push_back(std::move(c));
   }
 
-  // Every method no route of `pattern` serves: 405; and a path one segment longer: 404.
+  // Every method no route of `pattern` serves: 405.
   void ForPath(const std::string& pattern) {
     std::set<std::string> served;
     std::string op;
@@ -251,7 +253,12 @@ class Generator {
       return c;
     };
     // An id no record has (every case below uses one too): a 404, or a 400 for the body first.
-    if (has_param) Add(base("unknown-id", "no such id", is_get ? "" : "{}"));
+    if (has_param) {
+      Add(base("unknown-id", "no such id", is_get ? "" : "{}"));
+      Case bad = base("bad-utf8", "in the path's id", is_get ? "" : "{}");
+      bad.path = Concrete(r.pattern, "id%FF%FE");
+      Add(std::move(bad));
+    }
     {
       Case longer = base("unknown-path", "extra segment", "");
       longer.path += "/zz-no-such-thing";
