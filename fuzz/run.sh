@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses (clang, ASan + UBSan, into build-fuzz/), writes their seed corpora
+# from the project's files, fuzzes each harness for SECONDS (default 60), then replays every input
+# it has: the seeds, the corpus the fuzzer grew (kept between runs) and fuzz/regressions/. Prints
+# the executions per harness and "N passed, N failed"; exits non-zero on any finding, whose input
+# is left in build-fuzz/fuzz-crashes/<harness>/ (README.md beside this script).
+#
+# Usage: fuzz/run.sh [SECONDS] [HARNESS...]      e.g. fuzz/run.sh 3600 router
+# Environment: EMSIM_FUZZ_BUILD_DIR (default <checkout>/build-fuzz), EMSIM_FUZZ_ARGS (extra
+# libFuzzer flags, e.g. "-jobs=2 -workers=2"), EMSIM_JOBS (build parallelism).
+set -uo pipefail
+seconds=${1:-60}
+shift || true
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${EMSIM_FUZZ_BUILD_DIR:-$root/build-fuzz}
+harnesses=("$@")
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(router schema scenario fixture state)
+
+# ---- build -----------------------------------------------------------------------------------------
+launcher=()
+if command -v ccache >/dev/null 2>&1; then
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(dirname "$root")}" CCACHE_NOHASHDIR=true
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+if [ ! -f "$build/build.ninja" ]; then
+  # -O1: what the sanitizers are meant for, and a quicker build than -O2; -g1: line numbers in
+  # stack traces without full debug information.
+  CXX=${EMSIM_FUZZ_CXX:-clang++} cmake -S "$root" -B "$build" -G Ninja -DEMSIM_FUZZ=ON \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" "${launcher[@]}" >/dev/null || {
+    echo "fuzz: cannot configure $build (clang and libclang-rt-14-dev installed? scripts/install-deps.sh)"
+    echo "fuzz: 0 passed, 1 failed"; exit 1; }
+fi
+if ! cmake --build "$build" --target fuzz_all --parallel "${EMSIM_JOBS:-$(nproc)}" >"$build/fuzz-build.log" 2>&1; then
+  tail -30 "$build/fuzz-build.log"
+  echo "fuzz: build failed (log: $build/fuzz-build.log)"
+  echo "fuzz: 0 passed, 1 failed"; exit 1
+fi
+
+# ---- seeds -----------------------------------------------------------------------------------------
+seeds=$build/fuzz-seeds
+rm -rf "$seeds"
+EMSIM_SOURCE_DIR=$root ASAN_OPTIONS=detect_leaks=0 "$build/fuzz/fuzz_make_seeds" "$seeds" || {
+  echo "fuzz: cannot write the seed corpora"; echo "fuzz: 0 passed, 1 failed"; exit 1; }
+
+# ---- fuzz, then replay -------------------------------------------------------------------------------
+export EMSIM_SOURCE_DIR=$root
+# Stack traces with file:line; UBSan stops at its first report (as the build's flags say).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:symbolize=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+read -r -a extra <<<"${EMSIM_FUZZ_ARGS:-}"
+pass=0 fail=0 total=0
+summary=()
+for h in "${harnesses[@]}"; do
+  bin=$build/fuzz/fuzz_$h
+  corpus=$build/fuzz-corpus/$h
+  crashes=$build/fuzz-crashes/$h
+  log=$build/fuzz-logs/$h.log
+  mkdir -p "$corpus" "$crashes" "$(dirname "$log")" "$seeds/$h"
+  dirs=("$corpus" "$seeds/$h")
+  [ -d "$root/fuzz/regressions/$h" ] && dirs+=("$root/fuzz/regressions/$h")
+  # New inputs go to the first directory, the corpus that grows between runs. Limits: a timeout
+  # of 25 s per input is a hang; 2 GiB is the memory any one input may take (an alias bomb is a
+  # finding); inputs up to 256 KiB (a 60k-character value, 30k levels of nesting fit).
+  "$bin" "${dirs[@]}" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2048 -max_len=262144 \
+    -artifact_prefix="$crashes/" -print_final_stats=1 "${extra[@]}" >"$log" 2>&1
+  rc=$?
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | awk '{s+=$1} END {print s+0}')
+  total=$((total + execs))
+  if [ "$rc" -eq 0 ]; then
+    # Replay every input once more, the grown corpus included: -runs=0 runs what it loads, no more.
+    "$bin" "${dirs[@]}" -runs=0 -timeout=25 -rss_limit_mb=2048 -max_len=262144 -artifact_prefix="$crashes/" \
+      >"$build/fuzz-logs/$h.replay.log" 2>&1
+    rc=$?
+    [ "$rc" -eq 0 ] || log=$build/fuzz-logs/$h.replay.log
+  fi
+  inputs=$(find "${dirs[@]}" -type f | wc -l)
+  if [ "$rc" -eq 0 ]; then
+    pass=$((pass + 1))
+    summary+=("$(printf '  %-9s %12s executions in %ss, %s inputs replayed, no finding' "$h" "$execs" "$seconds" "$inputs")")
+  else
+    fail=$((fail + 1))
+    found=$(ls -t "$crashes" 2>/dev/null | head -1)
+    summary+=("$(printf '  %-9s %12s executions, FINDING (exit %s): input %s, log %s' "$h" "$execs" "$rc" \
+      "${found:+$crashes/$found}" "$log")")
+    grep -m3 -E '==ERROR|SUMMARY|FINDING|deadly signal|out-of-memory|timeout after|uncaught exception|runtime error' "$log" | sed 's/^/    /'
+  fi
+done
+printf '%s\n' "${summary[@]}"
+echo "fuzz: $total executions in total"
+echo "fuzz: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
