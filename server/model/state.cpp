@@ -1,5 +1,7 @@
 #include "model/state.hpp"
 
+#include <set>
+
 #include <stdexcept>
 
 #include "model/json_limits.hpp"
@@ -416,6 +418,18 @@ json DumpState(const State& s) {
 
 State LoadState(const json& j) {
   if (!j.is_object()) throw std::invalid_argument("state must be a JSON object");
+  // Only what a dump holds (and the clock that GET /_sim/state adds): a document of other keys is
+  // a mistake to report, not an empty world to load.
+  static const std::set<std::string, std::less<>> kDumpKeys = [] {
+    std::set<std::string, std::less<>> keys = {"clock"};
+    const json empty = DumpState(State());
+    for (const auto& [key, value] : empty.items()) keys.insert(key);
+    return keys;
+  }();
+  for (const auto& [key, value] : j.items())
+    if (!kDumpKeys.count(key))
+      throw std::invalid_argument("state has an unknown key '" + (key.size() > 64 ? key.substr(0, 64) + "..." : key) +
+                                  "' (a state document is what GET /_sim/state answers)");
   State s;
   try {
     if (j.contains("ids")) s.ids.Restore(j.at("ids").at("seed").get<std::uint64_t>(),

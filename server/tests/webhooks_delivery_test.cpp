@@ -46,9 +46,9 @@ TEST(WebhookDelivery, SignedEnvelopeWithPart6HeadersReachesARealReceiver) {
   TestServer server;
   auto endpoint = CreateEndpoint(server, receiver.Url("/hook"));
   json event = Trigger(server, "workspace.invitations", kAliceKey, "ws_northwind");
-  EXPECT_EQ(receiver.Count(), 0u) << "manual clock: nothing is sent before the clock is advanced";
-
-  EXPECT_EQ(server.Advance("0s"), 1);
+  // The first attempt is due when the event is created: it goes out without the clock moving,
+  // and an advance by nothing waits for it.
+  server.Advance("0s");
   auto hits = receiver.Hits();
   ASSERT_EQ(hits.size(), 1u);
   const auto& hit = hits[0];
