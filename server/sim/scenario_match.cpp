@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <exception>
+
+#include <pthread.h>
 #include <regex>
 #include <set>
 
@@ -15,6 +18,37 @@ namespace {
 // takes an export's CSV of a few dozen mailboxes.
 constexpr size_t kMaxRegexPattern = 512;
 constexpr size_t kMaxRegexSubject = 16 * 1024;
+
+// ...and the match runs on a thread of its own with a stack far larger than that needs (it is
+// only reserved, pages are touched as used): a sanitizer build's frames are a few times larger,
+// and a runner's thread may have less than 8 MiB. Answers f(); an exception from f is rethrown.
+template <class F>
+bool OnLargeStack(F&& f) {
+  struct Call {
+    F* f;
+    bool result = false;
+    std::exception_ptr error;
+  } call{&f, false, nullptr};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, size_t{256} << 20);
+  pthread_t thread;
+  void* (*run)(void*) = [](void* p) -> void* {
+    auto* c = static_cast<Call*>(p);
+    try {
+      c->result = (*c->f)();
+    } catch (...) {
+      c->error = std::current_exception();
+    }
+    return nullptr;
+  };
+  const bool started = pthread_create(&thread, &attr, run, &call) == 0;
+  pthread_attr_destroy(&attr);
+  if (!started) return f();  // no thread to be had: the caller's stack, within the caps above
+  pthread_join(thread, nullptr);
+  if (call.error) std::rethrow_exception(call.error);
+  return call.result;
+}
 
 const std::set<std::string>& Keywords() {
   static const std::set<std::string> k = {"$match", "$regex", "$type",  "$gte",    "$gt",    "$lte", "$lt",
@@ -178,7 +212,8 @@ void MatchKeyword(const std::string& kw, const json& arg, const json* actual, co
       out.push_back({path, "unknown $match format " + Brief(arg)});
       return;
     }
-    if (!a.is_string() || !std::regex_match(a.get_ref<const std::string&>(), std::regex(f->pattern)))
+    if (!a.is_string() ||
+        !OnLargeStack([&] { return std::regex_match(a.get_ref<const std::string&>(), std::regex(f->pattern)); }))
       out.push_back({path, std::string("expected ") + f->what + ", got " + Brief(a)});
   } else if (kw == "$regex") {
     std::regex re;
@@ -190,7 +225,7 @@ void MatchKeyword(const std::string& kw, const json& arg, const json* actual, co
       return;
     }
     const std::string text = a.is_string() ? a.get<std::string>() : a.dump();
-    if (!a.is_string() || !std::regex_search(text, re))
+    if (!a.is_string() || !OnLargeStack([&] { return std::regex_search(text, re); }))
       out.push_back({path, "expected text matching /" + arg.get<std::string>() + "/, got " + Brief(a)});
   } else if (kw == "$type") {
     if (!HasType(a, arg.get<std::string>()))
