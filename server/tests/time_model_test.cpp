@@ -105,7 +105,8 @@ TEST_P(BothClocks, AnAdvanceRunsEachJobAtItsDueTimeAndItsEventsCarryThatTime) {
   }
   EXPECT_GT(from_jobs, 0) << "the domain's PENDING -> CONNECTED -> ACTIVE jobs emit events";
   // Deliveries of those events went out at their events' times.
-  for (const auto& d : Deliveries(server)["deliveries"])
+  const json deliveries = Deliveries(server)["deliveries"];
+  for (const auto& d : deliveries)
     if (d["attempt"] == 1 && d["status"] == "succeeded") {
       EXPECT_EQ(d["sentAt"], d["scheduledAt"]);
     }
