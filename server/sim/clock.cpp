@@ -2,7 +2,13 @@
 
 #include <chrono>
 
+#include "model/json_limits.hpp"
+
 namespace emsim::sim {
+
+// The clock's last time is the model's (loaded states, fixtures): one bound, checked here so the
+// two cannot drift apart.
+static_assert(Clock::kLatest == model::kMaxTimeMs);
 
 std::string ToString(ClockMode m) { return m == ClockMode::kReal ? "real" : "manual"; }
 
