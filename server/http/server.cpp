@@ -52,10 +52,15 @@ constexpr size_t kRefusalThreads = 64;
 constexpr size_t kMaxChunkLine = 1024;
 constexpr size_t kMaxTrailerBytes = 8 * 1024;
 // After a refusal the connection is closed; what the client is still sending is read and thrown
-// away for this long first, so the kernel does not answer it with a reset that would destroy the
-// answer in flight (the "lingering close" of HTTP servers).
-constexpr int kLingerMs = 500;
-constexpr size_t kLingerBytes = 1024 * 1024;
+// away first, so the kernel does not answer it with a reset that would destroy the answer in
+// flight (the "lingering close" of HTTP servers; nginx: lingering_time, lingering_timeout). A
+// client that sends a body larger than the limit finishes sending it, then reads the 413: the
+// whole of it must be drained, not a part, or the client's last writes meet a reset. Draining
+// costs no memory; time bounds it: each read waits at most kLingerIdleMs for more, and the
+// whole drain lasts at most kLingerMs or kLingerBytes.
+constexpr int kLingerMs = 5000;
+constexpr int kLingerIdleMs = 1000;
+constexpr size_t kLingerBytes = size_t{256} * 1024 * 1024;
 
 // The transport's verdict on a request's framing (body too large, bad Content-Length, ...), from
 // the connection's per-request hook to the handler: cpp-httplib passes nothing else between
@@ -475,7 +480,7 @@ void LingeringClose(int fd) {
   size_t drained = 0;
   while (drained < kLingerBytes) {
     pollfd p{fd, POLLIN, 0};
-    const int left = MillisUntil(deadline);
+    const int left = std::min(MillisUntil(deadline), kLingerIdleMs);
     if (left <= 0 || ::poll(&p, 1, left) <= 0) break;
     const ssize_t n = ::recv(fd, sink, sizeof sink, MSG_DONTWAIT);
     if (n <= 0) break;

@@ -149,6 +149,19 @@ TEST(Transport, ContentLengthOverTheLimitIsRefusedBeforeTheBodyIsSent) {
   EXPECT_EQ(journal.body["requests"].size(), 1u) << journal.raw;
 }
 
+TEST(Transport, AClientThatSendsAWholeOversizedBodyBeforeReadingStillGetsThe413) {
+  // curl and most HTTP libraries write the whole body, then read. The server answers 413 from
+  // the headers and must drain all that follows: a close while the client still writes turns
+  // into a reset, and the client sees a broken pipe instead of the answer.
+  TestServer server(SmallBodies());
+  RawClient c(server.port());
+  const std::string body(16u << 20, 'x');
+  ASSERT_TRUE(c.Send("POST /v2/webhooks/endpoints HTTP/1.1\r\nHost: emsim\r\nContent-Type: application/json\r\n"
+                     "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n"));
+  ASSERT_TRUE(c.Send(body)) << "the server reset the connection while the body was being sent";
+  ExpectSpecErrorShape(c.ReadAnswer(), 413);
+}
+
 TEST(Transport, PublicRoutesUseTheBodyLimitTooAndSmallBodiesPass) {
   TestServer server(SmallBodies());
   auto small = server.Send("PUT", "/_sim/clock", json{{"mode", "manual"}}.dump(), "", {});
