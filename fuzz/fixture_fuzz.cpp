@@ -8,15 +8,15 @@
 
 #include "common.hpp"
 #include "model/state.hpp"
-#include "sim/fixtures.hpp"
+#include "fixture/fixtures.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    emsim::sim::Fixture f = emsim::sim::LoadFixtureText(text, "fuzz.yaml", 1);
+    emsim::fixture::Fixture f = emsim::fixture::LoadFixtureText(text, "fuzz.yaml", 1);
     const std::string problems = emsim::model::IndexProblems(f.state);
     if (!problems.empty()) emsim::fuzz::Finding("a loaded fixture's indexes are stale: " + problems);
-  } catch (const emsim::sim::FixtureError&) {
+  } catch (const emsim::fixture::FixtureError&) {
   }
   return 0;
 }

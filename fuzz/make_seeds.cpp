@@ -15,12 +15,13 @@
 #include <vector>
 
 #include "common.hpp"
-#include "http/route_table.hpp"
-#include "http/router.hpp"
+#include "api/routes.hpp"
+#include "app/route.hpp"
+#include "app/router.hpp"
 #include "model/state.hpp"
 #include "raw_request.hpp"
-#include "sim/fixtures.hpp"
-#include "sim/scenario_parse.hpp"
+#include "fixture/fixtures.hpp"
+#include "scenario/parse.hpp"
 
 namespace fs = std::filesystem;
 using emsim::json;
@@ -52,10 +53,10 @@ std::string Encode(const std::string& s) {
 
 // The operation a scenario's request goes to ("" when none: a /_sim path the table lacks).
 std::string OperationOf(const std::string& method, const std::string& path) {
-  const auto segs = emsim::http::SplitPath(path);
-  for (const auto& r : emsim::http::Routes()) {
+  const auto segs = emsim::app::SplitPath(path);
+  for (const auto& r : emsim::api::Routes()) {
     if (method != r.method) continue;
-    const auto pat = emsim::http::SplitPath(r.pattern);
+    const auto pat = emsim::app::SplitPath(r.pattern);
     if (pat.size() != segs.size()) continue;
     bool ok = true;
     for (size_t i = 0; i < pat.size() && ok; ++i) ok = pat[i][0] == ':' || pat[i] == segs[i];
@@ -69,7 +70,7 @@ struct Seeds {
   std::string alice_key, bob_key;
   std::set<std::string> seen;  // identical requests are written once
 
-  std::string RequestText(const emsim::sim::ScenarioCall& c) {
+  std::string RequestText(const emsim::scenario::ScenarioCall& c) {
     std::string text = c.method + " " + Encode(c.path);
     char sep = '?';
     for (const auto& [k, v] : c.query.items()) {
@@ -86,7 +87,7 @@ struct Seeds {
     return text + "\n" + body;
   }
 
-  void Steps(const std::string& file, const std::vector<emsim::sim::ScenarioStep>& steps, std::vector<std::string>& row) {
+  void Steps(const std::string& file, const std::vector<emsim::scenario::ScenarioStep>& steps, std::vector<std::string>& row) {
     for (const auto& step : steps) {
       if (!step.steps.empty()) Steps(file, step.steps, row);
       if (step.call.method.empty()) continue;
@@ -122,7 +123,7 @@ int main(int argc, char** argv) {
   for (const auto& f : scenario_files) {
     Write(seeds.out / "scenario", f.filename().string(), Read(f));
     try {
-      const auto sc = emsim::sim::ParseScenarioFile(f.string());
+      const auto sc = emsim::scenario::ParseScenarioFile(f.string());
       std::vector<std::string> row;
       seeds.Steps(f.filename().string(), sc.steps, row);
       // Up to eight of the file's requests in a row (the harness runs at most eight per input).
@@ -139,7 +140,7 @@ int main(int argc, char** argv) {
   }
   for (const auto& e : fs::directory_iterator(src / "fixtures"))
     if (e.path().extension() == ".yaml") Write(seeds.out / "fixture", e.path().filename().string(), Read(e.path()));
-  const auto fixture = emsim::sim::LoadFixtureFile((src / "fixtures/default.yaml").string(), 1);
+  const auto fixture = emsim::fixture::LoadFixtureFile((src / "fixtures/default.yaml").string(), 1);
   Write(seeds.out / "state", "default.json", emsim::model::DumpState(fixture.state).dump(1));
   Write(seeds.out / "state", "empty.json", emsim::model::DumpState(emsim::model::State{}).dump());
   std::cout << "fuzz_make_seeds: " << g_written << " seed files in " << seeds.out.string() << "\n";

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "http/router.hpp"
+#include "http/message.hpp"
 
 namespace emsim::fuzz {
 

@@ -1,6 +1,6 @@
 // The request pipeline fed raw requests (raw_request.hpp gives the format): routing, auth, body
 // and query parsing, schema validation, every handler, the journal, faults and sinks, exactly as
-// the HTTP server calls them (http::Router::Handle), without sockets. An App is built once with
+// the HTTP server calls them (app::Router::Handle), without sockets. An App is built once with
 // the default fixtures and a manual clock; every input starts from a reset, so a finding replays.
 //
 // Findings besides crashes: an answer the server could not send (its body does not serialize, as
@@ -11,18 +11,19 @@
 #include <cstdint>
 #include <memory>
 
-#include "api/json_out.hpp"
-#include "app/app.hpp"
+#include "core/json_out.hpp"
+#include "cli/app.hpp"
 #include "common.hpp"
-#include "http/router.hpp"
-#include "model/messages.hpp"
+#include "api/routes.hpp"
+#include "app/router.hpp"
+#include "core/messages.hpp"
 #include "raw_request.hpp"
 
 namespace {
 
 struct World {
-  std::unique_ptr<emsim::app::App> app;
-  std::unique_ptr<emsim::http::Router> router;
+  std::unique_ptr<emsim::cli::App> app;
+  std::unique_ptr<emsim::app::Router> router;
 };
 
 World& TheWorld() {
@@ -30,12 +31,12 @@ World& TheWorld() {
     emsim::app::Options o;
     o.fixtures = emsim::fuzz::SourceDir() + "/fixtures/default.yaml";
     o.schemasDir = emsim::fuzz::SourceDir() + "/schemas";
-    o.clockMode = emsim::sim::ClockMode::kManual;
+    o.clockMode = emsim::runtime::ClockMode::kManual;
     o.webhookTimeoutMs = 100;     // a delivery to nowhere must not slow every input
     o.strictWebhookUrls = true;
     auto* w = new World;
-    w->app = std::make_unique<emsim::app::App>(o);  // not started: no socket, no scheduler thread
-    w->router = std::make_unique<emsim::http::Router>(w->app->services());
+    w->app = std::make_unique<emsim::cli::App>(o);  // not started: no socket, no scheduler thread
+    w->router = std::make_unique<emsim::app::Router>(w->app->services(), emsim::api::Routes());
     return w;
   }();
   return *world;
@@ -70,7 +71,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string what = raw.method + " " + raw.path;
     http::Response res = w.router->Handle(std::move(raw));
     // What http/server.cpp's Write sends; a throw there is a 500 the client sees.
-    const std::string body = res.raw ? *res.raw : api::DumpJson(res.body);
+    const std::string body = res.raw ? *res.raw : core::DumpJson(res.body);
     if (res.status >= 500 && res.body.is_object() && res.body.value("message", "") == model::msg::kInternalError)
       fuzz::Finding(what + " answered 500 for an exception: " + body);
     if (res.status >= 500 && res.raw && res.raw->find(std::string("\"") + model::msg::kInternalError + "\"") != std::string::npos)

@@ -7,15 +7,15 @@
 #include <string>
 
 #include "common.hpp"
-#include "sim/scenario_parse.hpp"
+#include "scenario/parse.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::string kBaseDir = emsim::fuzz::SourceDir() + "/scenarios";
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    emsim::sim::Scenario s = emsim::sim::ParseScenarioText(text, "fuzz.yaml", kBaseDir);
+    emsim::scenario::Scenario s = emsim::scenario::ParseScenarioText(text, "fuzz.yaml", kBaseDir);
     (void)s;
-  } catch (const emsim::sim::ScenarioParseError&) {
+  } catch (const emsim::scenario::ScenarioParseError&) {
   }
   return 0;
 }

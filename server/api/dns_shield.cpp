@@ -2,11 +2,11 @@
 
 #include "api/shapes.hpp"
 #include "model/dns_shield.hpp"
-#include "model/messages.hpp"
+#include "core/messages.hpp"
 
 namespace emsim::api {
 
-http::Reply DnsShieldAvailableSlots(http::Ctx& ctx) {
+app::Reply DnsShieldAvailableSlots(app::Ctx& ctx) {
   return ctx.svc.store.Read([&](const model::State& s) {
     json subs = json::array();
     std::int64_t total = 0;
@@ -14,18 +14,18 @@ http::Reply DnsShieldAvailableSlots(http::Ctx& ctx) {
       subs.push_back(DnsShieldSlotRecord(*d));
       total += subs.back()["availableSlots"].get<std::int64_t>();  // Part 4.8: the sum of the records'
     }
-    return http::Envelope(model::msg::kSuccess, {{"totalAvailableSlots", total}, {"subscriptions", std::move(subs)}});
+    return app::Envelope(model::msg::kSuccess, {{"totalAvailableSlots", total}, {"subscriptions", std::move(subs)}});
   });
 }
 
-http::Reply DnsShieldUpgradePlan(http::Ctx& ctx) {
+app::Reply DnsShieldUpgradePlan(app::Ctx& ctx) {
   const json& b = ctx.req.body;  // schema: subscriptionId, newPlanName required strings
   auto up = ctx.svc.store.Write([&](model::State& s) {
     return model::UpgradeShieldPlan(s, ctx.caller.accountId, b.at("subscriptionId"), b.at("newPlanName"), ctx.now);
   });
   if (!up) return up.error();
   // Part 4.8: {message, invoiceUrl}; the message states the old and new plan names.
-  return http::Json({{"message", "DNS shield plan upgraded from " + up->oldPlan + " to " + up->newPlan},
+  return app::Json({{"message", "DNS shield plan upgraded from " + up->oldPlan + " to " + up->newPlan},
                      {"invoiceUrl", InvoiceUrl(ctx.svc.baseUrl, up->invoice.id)}});
 }
 

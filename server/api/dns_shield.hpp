@@ -1,7 +1,7 @@
 #pragma once
-#include "http/types.hpp"
+#include "app/types.hpp"
 
 namespace emsim::api {
-http::Reply DnsShieldAvailableSlots(http::Ctx& ctx);  // dns_shield.available_slots  GET  /v2/dns-shield/available-slots
-http::Reply DnsShieldUpgradePlan(http::Ctx& ctx);     // dns_shield.upgrade_plan      POST /v2/dns-shield/upgrade-plan
+app::Reply DnsShieldAvailableSlots(app::Ctx& ctx);  // dns_shield.available_slots  GET  /v2/dns-shield/available-slots
+app::Reply DnsShieldUpgradePlan(app::Ctx& ctx);     // dns_shield.upgrade_plan      POST /v2/dns-shield/upgrade-plan
 }  // namespace emsim::api

@@ -4,7 +4,7 @@
 #include "api/shapes.hpp"
 #include "model/domain_purchase.hpp"
 #include "model/domains.hpp"
-#include "model/messages.hpp"
+#include "core/messages.hpp"
 
 namespace emsim::api {
 
@@ -14,32 +14,32 @@ std::vector<std::string> StringList(const json& body, const char* key) {
   return body.contains(key) ? body[key].get<std::vector<std::string>>() : std::vector<std::string>{};
 }
 
-std::string CheckoutUrl(const http::Ctx& ctx, const std::string& checkout_id) {
+std::string CheckoutUrl(const app::Ctx& ctx, const std::string& checkout_id) {
   return ctx.svc.baseUrl + "/_sim/checkout/" + checkout_id;
 }
 
 // add-dmarc, enable-email-forwarding, enable-catch-all-email share one shape (Part 4.4).
-http::Reply ScheduleSetting(http::Ctx& ctx, model::DomainSetting setting, const char* message) {
+app::Reply ScheduleSetting(app::Ctx& ctx, model::DomainSetting setting, const char* message) {
   const json& b = ctx.req.body;  // shape checked by schemas/requests/domains.<op>.json
   model::SettingRequest in{StringList(b, "domainIds"), b.value("contains", std::string()), b.at("email").get<std::string>()};
   auto count = ctx.svc.store.Write(
       [&](model::State& s) { return model::ScheduleDomainSetting(s, ctx.caller, setting, in, ctx.now); });
   if (!count) return count.error();
   // Part 4.4: data null; the change happens asynchronously.
-  return http::Envelope(std::string(message) + " (" + std::to_string(*count) + " domain" + (*count == 1 ? "" : "s") + ")",
+  return app::Envelope(std::string(message) + " (" + std::to_string(*count) + " domain" + (*count == 1 ? "" : "s") + ")",
                         nullptr);
 }
 
 }  // namespace
 
-http::Reply ListDomains(http::Ctx& ctx) {
+app::Reply ListDomains(app::Ctx& ctx) {
   auto page_or = QueryInt(ctx.req, "page", 1, 1, kMaxPage);
   if (!page_or) return page_or.error();
   const std::int64_t page = *page_or;
   return ctx.svc.store.Read([&](const model::State& s) {
     auto view = model::ListDomains(s, ctx.caller, ctx.req.Query("contains"), page);
     // Written as text (api/json_out.hpp); the same bytes as the Envelope of DomainListRecords.
-    JsonOut w;
+    core::JsonOut w;
     w.BeginObject().Key("data").BeginObject().Key("currentPage").Int(view.page.currentPage).Key("domains").BeginArray();
     for (const auto* d : view.domains) WriteDomainListRecord(w, s, *d);
     w.EndArray()
@@ -51,7 +51,7 @@ http::Reply ListDomains(http::Ctx& ctx) {
   });
 }
 
-http::Reply AvailableDomains(http::Ctx& ctx) {
+app::Reply AvailableDomains(app::Ctx& ctx) {
   const json& b = ctx.req.body;
   auto found = ctx.svc.store.Read([&](const model::State& s) {
     return model::CheckAvailability(s, b.at("domainName").get<std::string>(), b.value("years", std::int64_t{1}));
@@ -59,10 +59,10 @@ http::Reply AvailableDomains(http::Ctx& ctx) {
   if (!found) return found.error();
   json list = json::array();
   for (const auto& a : *found) list.push_back(AvailableDomainRecord(a));
-  return http::Envelope(model::msg::kSuccess, {{"availableDomains", std::move(list)}});
+  return app::Envelope(model::msg::kSuccess, {{"availableDomains", std::move(list)}});
 }
 
-http::Reply BuyDomain(http::Ctx& ctx) {
+app::Reply BuyDomain(app::Ctx& ctx) {
   const json& b = ctx.req.body;
   const bool use_wallet = b.value("useWallet", false);
   auto bought = ctx.svc.store.Write([&](model::State& s) -> model::Result<std::pair<model::Checkout, model::Cents>> {
@@ -85,58 +85,58 @@ http::Reply BuyDomain(http::Ctx& ctx) {
     message = "Complete the payment of " + price + " to buy " + checkout.domainName;
   }
   // Part 4.4: exactly {message, paymentLink}, no status or data.
-  return http::Json({{"message", std::move(message)}, {"paymentLink", CheckoutUrl(ctx, checkout.id)}});
+  return app::Json({{"message", std::move(message)}, {"paymentLink", CheckoutUrl(ctx, checkout.id)}});
 }
 
-http::Reply DnsCheck(http::Ctx& ctx) {
+app::Reply DnsCheck(app::Ctx& ctx) {
   const auto ids = StringList(ctx.req.body, "domainIds");
-  return ctx.svc.store.Read([&](const model::State& s) -> http::Reply {
+  return ctx.svc.store.Read([&](const model::State& s) -> app::Reply {
     auto found = model::FindWorkspaceDomains(s, ctx.caller, ids);
     if (!found) return found.error();
     json data = json::array();
     for (const auto* d : *found) data.push_back(DnsCheckRecord(*d));
-    return http::Envelope(model::msg::kDnsChecked, std::move(data));
+    return app::Envelope(model::msg::kDnsChecked, std::move(data));
   });
 }
 
-http::Reply AddDmarc(http::Ctx& ctx) {
+app::Reply AddDmarc(app::Ctx& ctx) {
   return ScheduleSetting(ctx, model::DomainSetting::kDmarc, model::msg::kDmarcScheduled);
 }
-http::Reply EnableForwarding(http::Ctx& ctx) {
+app::Reply EnableForwarding(app::Ctx& ctx) {
   return ScheduleSetting(ctx, model::DomainSetting::kForwarding, model::msg::kForwardingScheduled);
 }
-http::Reply EnableCatchAll(http::Ctx& ctx) {
+app::Reply EnableCatchAll(app::Ctx& ctx) {
   return ScheduleSetting(ctx, model::DomainSetting::kCatchAll, model::msg::kCatchAllScheduled);
 }
 
 // ---- /_sim ---------------------------------------------------------------------------------------
 
-http::Reply SimGetCheckout(http::Ctx& ctx) {
+app::Reply SimGetCheckout(app::Ctx& ctx) {
   const std::string& id = ctx.req.params.at("id");
-  return ctx.svc.store.Read([&](const model::State& s) -> http::Reply {
+  return ctx.svc.store.Read([&](const model::State& s) -> app::Reply {
     const model::Checkout* c = s.checkouts.Find(id);
     if (!c) return model::Error::NotFound("Checkout " + id + " not found");
-    return http::Json(CheckoutRecord(*c, CheckoutUrl(ctx, c->id)));
+    return app::Json(CheckoutRecord(*c, CheckoutUrl(ctx, c->id)));
   });
 }
 
-http::Reply SimCompleteCheckout(http::Ctx& ctx) {
+app::Reply SimCompleteCheckout(app::Ctx& ctx) {
   const std::string& id = ctx.req.params.at("id");
-  return ctx.svc.store.Write([&](model::State& s) -> http::Reply {
+  return ctx.svc.store.Write([&](model::State& s) -> app::Reply {
     auto c = model::CompleteCheckout(s, id, ctx.now);
     if (!c) return c.error();
-    return http::Json({{"checkout", CheckoutRecord(**c, CheckoutUrl(ctx, (*c)->id))},
+    return app::Json({{"checkout", CheckoutRecord(**c, CheckoutUrl(ctx, (*c)->id))},
                        {"domain", DomainListRecord(s, *s.domains.Find(*(*c)->domainId))}});
   });
 }
 
-http::Reply SimTransitionDomain(http::Ctx& ctx) {
+app::Reply SimTransitionDomain(app::Ctx& ctx) {
   const std::string& id = ctx.req.params.at("id");
   const std::string status = ctx.req.body.at("status");
-  return ctx.svc.store.Write([&](model::State& s) -> http::Reply {
+  return ctx.svc.store.Write([&](model::State& s) -> app::Reply {
     auto t = model::TransitionDomain(s, id, status, ctx.now);
     if (!t) return t.error();
-    return http::Json({{"domain", DomainListRecord(s, *s.domains.Find(id))},
+    return app::Json({{"domain", DomainListRecord(s, *s.domains.Find(id))},
                        {"previousStatus", t->previousStatus},
                        {"eventIds", t->eventIds}});
   });

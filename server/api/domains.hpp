@@ -1,17 +1,17 @@
 #pragma once
-#include "http/types.hpp"
+#include "app/types.hpp"
 
 namespace emsim::api {
-http::Reply ListDomains(http::Ctx& ctx);         // domains.list              GET  /v1/domain/list
-http::Reply AvailableDomains(http::Ctx& ctx);    // domains.available         POST /v1/domain/available
-http::Reply BuyDomain(http::Ctx& ctx);           // domains.buy               POST /v1/domain/buy-domain
-http::Reply DnsCheck(http::Ctx& ctx);            // domains.dns_check         POST /v1/domain/dns-check
-http::Reply AddDmarc(http::Ctx& ctx);            // domains.add_dmarc         POST /v1/domain/add-dmarc
-http::Reply EnableForwarding(http::Ctx& ctx);    // domains.enable_forwarding POST /v1/domain/enable-email-forwarding
-http::Reply EnableCatchAll(http::Ctx& ctx);      // domains.enable_catch_all  POST /v1/domain/enable-catch-all-email
+app::Reply ListDomains(app::Ctx& ctx);         // domains.list              GET  /v1/domain/list
+app::Reply AvailableDomains(app::Ctx& ctx);    // domains.available         POST /v1/domain/available
+app::Reply BuyDomain(app::Ctx& ctx);           // domains.buy               POST /v1/domain/buy-domain
+app::Reply DnsCheck(app::Ctx& ctx);            // domains.dns_check         POST /v1/domain/dns-check
+app::Reply AddDmarc(app::Ctx& ctx);            // domains.add_dmarc         POST /v1/domain/add-dmarc
+app::Reply EnableForwarding(app::Ctx& ctx);    // domains.enable_forwarding POST /v1/domain/enable-email-forwarding
+app::Reply EnableCatchAll(app::Ctx& ctx);      // domains.enable_catch_all  POST /v1/domain/enable-catch-all-email
 
 // /_sim control plane for domains (README): checkout pages and status transitions.
-http::Reply SimGetCheckout(http::Ctx& ctx);       // GET  /_sim/checkout/:id
-http::Reply SimCompleteCheckout(http::Ctx& ctx);  // POST /_sim/checkout/:id/complete
-http::Reply SimTransitionDomain(http::Ctx& ctx);  // POST /_sim/domains/:id/transition
+app::Reply SimGetCheckout(app::Ctx& ctx);       // GET  /_sim/checkout/:id
+app::Reply SimCompleteCheckout(app::Ctx& ctx);  // POST /_sim/checkout/:id/complete
+app::Reply SimTransitionDomain(app::Ctx& ctx);  // POST /_sim/domains/:id/transition
 }  // namespace emsim::api

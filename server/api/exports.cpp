@@ -3,8 +3,8 @@
 #include <openssl/evp.h>
 
 #include "model/exports.hpp"
-#include "model/messages.hpp"
-#include "model/text.hpp"
+#include "core/messages.hpp"
+#include "core/text.hpp"
 
 namespace emsim::api {
 namespace {
@@ -38,7 +38,7 @@ std::string PasswordFingerprint(const std::string& account_id, const std::string
   return out;
 }
 
-http::Reply ExportMailboxes(http::Ctx& ctx) {
+app::Reply ExportMailboxes(app::Ctx& ctx) {
   const json& b = ctx.req.body;  // shape checked by schemas/requests/exports.export_mailboxes.json
   model::ExportRequest in;
   in.apps = b.at("apps").get<std::vector<std::string>>();
@@ -51,10 +51,10 @@ http::Reply ExportMailboxes(http::Ctx& ctx) {
     if (b.contains(key)) in.filters[key] = b[key];
   auto started = ctx.svc.store.Write([&](model::State& s) { return model::StartExport(s, ctx.caller, in, ctx.now); });
   if (!started) return started.error();
-  return http::Envelope(model::msg::kExportStarted, nullptr);
+  return app::Envelope(model::msg::kExportStarted, nullptr);
 }
 
-http::Reply UpdateThirdPartyAccount(http::Ctx& ctx) {
+app::Reply UpdateThirdPartyAccount(app::Ctx& ctx) {
   const json& b = ctx.req.body;  // shape checked by schemas/requests/exports.update_third_party_account.json
   model::ThirdPartyCredentials in;
   in.app = b.at("app");
@@ -64,7 +64,7 @@ http::Reply UpdateThirdPartyAccount(http::Ctx& ctx) {
   auto done = ctx.svc.store.Write(
       [&](model::State& s) { return model::UpdateThirdPartyAccount(s, ctx.caller, in, ctx.now); });
   if (!done) return done.error();
-  return http::Envelope(model::msg::kThirdPartyAccountUpdated, nullptr);
+  return app::Envelope(model::msg::kThirdPartyAccountUpdated, nullptr);
 }
 
 }  // namespace emsim::api

@@ -2,11 +2,11 @@
 #include <string>
 #include <string_view>
 
-#include "http/types.hpp"
+#include "app/types.hpp"
 
 namespace emsim::api {
-http::Reply ExportMailboxes(http::Ctx& ctx);           // exports.export_mailboxes  POST /v1/exports/export-mailboxes
-http::Reply UpdateThirdPartyAccount(http::Ctx& ctx);   // exports.update_third_party_account  POST /v1/exports/update-third-party-account
+app::Reply ExportMailboxes(app::Ctx& ctx);           // exports.export_mailboxes  POST /v1/exports/export-mailboxes
+app::Reply UpdateThirdPartyAccount(app::Ctx& ctx);   // exports.update_third_party_account  POST /v1/exports/update-third-party-account
 
 // "sha256:<hex>" of the password salted with who it belongs to. The model cannot link OpenSSL,
 // so the digest is made here and the password goes no further than this layer.

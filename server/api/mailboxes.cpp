@@ -3,11 +3,11 @@
 #include "api/query.hpp"
 #include "api/shapes.hpp"
 #include "model/mailboxes.hpp"
-#include "model/messages.hpp"
+#include "core/messages.hpp"
 
 namespace emsim::api {
 
-http::Reply ListMailboxes(http::Ctx& ctx) {
+app::Reply ListMailboxes(app::Ctx& ctx) {
   auto page_or = QueryInt(ctx.req, "page", 1, 1, kMaxPage);
   if (!page_or) return page_or.error();
   const std::int64_t page = *page_or;
@@ -15,7 +15,7 @@ http::Reply ListMailboxes(http::Ctx& ctx) {
     auto view = model::ListMailboxes(s, ctx.caller, ctx.req.Query("contains"), page);
     // Written as text (api/json_out.hpp), keys in sorted order: the bytes an nlohmann Envelope
     // of {..., domains: [{id, domain, status, mailboxes: [MailboxRecord]}]} would dump.
-    JsonOut w;
+    core::JsonOut w;
     w.BeginObject().Key("data").BeginObject()
         .Key("availableMailboxes").Int(view.availableMailboxes)
         .Key("currentPage").Int(view.page.currentPage)
@@ -37,11 +37,11 @@ http::Reply ListMailboxes(http::Ctx& ctx) {
   });
 }
 
-http::Reply MailboxDetails(http::Ctx& ctx) {
-  return ctx.svc.store.Read([&](const model::State& s) -> http::Reply {
+app::Reply MailboxDetails(app::Ctx& ctx) {
+  return ctx.svc.store.Read([&](const model::State& s) -> app::Reply {
     auto m = model::FindMailbox(s, ctx.caller, ctx.req.Query("id"));
     if (!m) return m.error();
-    return http::Envelope(model::msg::kSuccess, {{"mailbox", MailboxRecord(s, **m)}});
+    return app::Envelope(model::msg::kSuccess, {{"mailbox", MailboxRecord(s, **m)}});
   });
 }
 

@@ -7,15 +7,15 @@
 namespace emsim::api {
 namespace {
 
-std::optional<bool> Flag(const http::Request& req, const char* key) {
+std::optional<bool> Flag(const app::Request& req, const char* key) {
   if (!req.query.contains(key)) return std::nullopt;
   return req.Query(key) == "true";  // the schema allows only "true" and "false"
 }
 
 }  // namespace
 
-http::Reply SearchEmails(http::Ctx& ctx) {
-  const http::Request& req = ctx.req;  // parameters checked by schemas/requests/onebox.search_emails.json
+app::Reply SearchEmails(app::Ctx& ctx) {
+  const app::Request& req = ctx.req;  // parameters checked by schemas/requests/onebox.search_emails.json
   model::EmailQuery q;
   q.q = req.Query("q");
   q.from = req.Query("from");
@@ -42,13 +42,13 @@ http::Reply SearchEmails(http::Ctx& ctx) {
   q.limit = *limit;
   q.page = *page;
 
-  return ctx.svc.store.Read([&](const model::State& s) -> http::Reply {
+  return ctx.svc.store.Read([&](const model::State& s) -> app::Reply {
     auto view = model::SearchEmails(s, ctx.caller, q);
     if (!view) return view.error();
     json data = json::array();
     for (const auto* e : view->emails) data.push_back(EmailSummaryRecord(*e));
     // Part 4.9: the body is exactly {success, data}; paging travels in headers (gap decision).
-    http::Response res = http::Json({{"success", true}, {"data", std::move(data)}});
+    http::Response res = app::Json({{"success", true}, {"data", std::move(data)}});
     res.headers.emplace_back("x-total-count", std::to_string(view->page.totalSearchedCount));
     res.headers.emplace_back("x-page", std::to_string(view->page.currentPage));
     res.headers.emplace_back("x-per-page", std::to_string(q.limit));

@@ -1,6 +1,6 @@
 #pragma once
-#include "http/types.hpp"
+#include "app/types.hpp"
 
 namespace emsim::api {
-http::Reply SearchEmails(http::Ctx& ctx);  // onebox.search_emails  GET /v2/onebox/search-emails
+app::Reply SearchEmails(app::Ctx& ctx);  // onebox.search_emails  GET /v2/onebox/search-emails
 }  // namespace emsim::api

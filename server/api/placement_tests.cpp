@@ -1,14 +1,14 @@
 #include "api/placement_tests.hpp"
 
-#include "api/json_out.hpp"
+#include "core/json_out.hpp"
 #include "api/shapes.hpp"
-#include "model/messages.hpp"
+#include "core/messages.hpp"
 #include "model/placement_tests.hpp"
 #include "model/wallet.hpp"
 
 namespace emsim::api {
 
-http::Reply PurchasePlacementTests(http::Ctx& ctx) {
+app::Reply PurchasePlacementTests(app::Ctx& ctx) {
   const json& b = ctx.req.body;  // schema: all three fields required (Part 4.7)
   model::PlacementRequest in{b.at("placementType").get<std::string>(), b.at("testName").get<std::string>(),
                              b.at("mailboxIds").get<std::vector<std::string>>()};
@@ -19,7 +19,7 @@ http::Reply PurchasePlacementTests(http::Ctx& ctx) {
   // Envelope document (pinned by a test): this is the hottest write endpoint (issue 7).
   // walletBalance in whole dollars (gap decision); the cost is whole dollars, so
   // previousBalance - amountDeducted == currentBalance exactly.
-  JsonOut w;
+  core::JsonOut w;
   w.BeginObject().Key("data").BeginObject();
   w.Key("cartOrderId").String(r->cartOrderId);
   w.Key("checkoutSession").Bool(r->checkoutSession);

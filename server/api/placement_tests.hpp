@@ -1,6 +1,6 @@
 #pragma once
-#include "http/types.hpp"
+#include "app/types.hpp"
 
 namespace emsim::api {
-http::Reply PurchasePlacementTests(http::Ctx& ctx);  // placement_tests.purchase  POST /v2/placement-tests/purchase
+app::Reply PurchasePlacementTests(app::Ctx& ctx);  // placement_tests.purchase  POST /v2/placement-tests/purchase
 }  // namespace emsim::api

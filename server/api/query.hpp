@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "http/types.hpp"
-#include "model/json_limits.hpp"
+#include "app/types.hpp"
+#include "core/json_limits.hpp"
 
 namespace emsim::api {
 
@@ -14,7 +14,7 @@ inline constexpr std::int64_t kMaxPage = 999'999'999;
 
 // The parameter as an integer within [min, max]; `def` when absent; otherwise a 400 naming it.
 // Schemas check most of these by pattern already: this is the handler's own guarantee.
-inline model::Result<std::int64_t> QueryInt(const http::Request& req, const std::string& key, std::int64_t def,
+inline model::Result<std::int64_t> QueryInt(const app::Request& req, const std::string& key, std::int64_t def,
                                             std::int64_t min, std::int64_t max) {
   if (!req.query.contains(key)) return def;
   const json& v = req.query[key];

@@ -1,8 +1,8 @@
 #include "api/shapes.hpp"
 
 #include "model/domains.hpp"
-#include "model/messages.hpp"
-#include "model/text.hpp"
+#include "core/messages.hpp"
+#include "core/text.hpp"
 
 namespace emsim::api {
 
@@ -120,7 +120,7 @@ std::string PlacementCheckoutUrl(const std::string& base_url, const std::string&
 
 // ---- the same records as text; keys in nlohmann's (sorted) order ------------------------------
 
-void WriteBillingRecord(JsonOut& w, const model::BillingDetails& b) {
+void WriteBillingRecord(core::JsonOut& w, const model::BillingDetails& b) {
   w.BeginObject()
       .Key("addressLineOne").String(b.addressLineOne)
       .Key("addressLineThree").String(b.addressLineThree)
@@ -143,7 +143,7 @@ void WriteBillingRecord(JsonOut& w, const model::BillingDetails& b) {
 
 // EmptyBillingRecord as text.
 namespace {
-void WriteEmptyBillingRecord(JsonOut& w, const model::Workspace& ws) {
+void WriteEmptyBillingRecord(core::JsonOut& w, const model::Workspace& ws) {
   w.BeginObject()
       .Key("addressLineOne").Null()
       .Key("addressLineThree").Null()
@@ -165,7 +165,7 @@ void WriteEmptyBillingRecord(JsonOut& w, const model::Workspace& ws) {
 }
 }  // namespace
 
-void WriteWorkspaceRecord(JsonOut& w, const model::Workspace& ws, std::int64_t domain_count, std::int64_t mailbox_count) {
+void WriteWorkspaceRecord(core::JsonOut& w, const model::Workspace& ws, std::int64_t domain_count, std::int64_t mailbox_count) {
   w.BeginObject().Key("billingDetails");
   if (ws.billingDetails) WriteBillingRecord(w, *ws.billingDetails);
   else WriteEmptyBillingRecord(w, ws);
@@ -176,7 +176,7 @@ void WriteWorkspaceRecord(JsonOut& w, const model::Workspace& ws, std::int64_t d
       .EndObject();
 }
 
-void WriteDomainListRecord(JsonOut& w, const model::State& s, const model::Domain& d) {
+void WriteDomainListRecord(core::JsonOut& w, const model::State& s, const model::Domain& d) {
   w.BeginObject()
       .Key("assignedMailboxesCount").String(std::to_string(model::AssignedMailboxes(s, d.id)))
       .Key("catchAllEmail").String(d.catchAllEmail)
@@ -196,7 +196,7 @@ void WriteDomainListRecord(JsonOut& w, const model::State& s, const model::Domai
       .EndObject();
 }
 
-void WriteMailboxRecord(JsonOut& w, const model::State& s, const model::Mailbox& m) {
+void WriteMailboxRecord(core::JsonOut& w, const model::State& s, const model::Mailbox& m) {
   const model::Domain* d = s.domains.Find(m.domainId);
   w.BeginObject()
       .Key("assignedOn").Time(m.assignedOn)
@@ -247,7 +247,7 @@ json EmailSummaryRecord(const model::Email& e) {
           {"hasAttachments", e.hasAttachments}};
 }
 
-http::Response FinishTextEnvelope(JsonOut& w) {
+http::Response FinishTextEnvelope(core::JsonOut& w) {
   w.Key("message").String(model::msg::kSuccess).Key("status").Int(200).EndObject();
   http::Response r;
   r.raw = std::move(w.str());

@@ -1,10 +1,10 @@
 #pragma once
 // Records in the exact shapes of Part 2. Numeric-text fields (domainCount, mailboxCount,
 // assignedMailboxesCount) are strings there, and so they are here.
-#include "api/json_out.hpp"
-#include "http/types.hpp"
+#include "core/json_out.hpp"
+#include "app/types.hpp"
 #include "model/domain_purchase.hpp"
-#include "model/json.hpp"
+#include "core/json.hpp"
 #include "model/payloads.hpp"
 #include "model/state.hpp"
 
@@ -32,12 +32,12 @@ json WebhookEndpointRecord(const model::WebhookEndpoint& e, bool with_secret);
 
 // The same records written straight as text (api/json_out.hpp) for the list endpoints: each
 // gives exactly the bytes of the matching function above, dumped.
-void WriteBillingRecord(JsonOut& w, const model::BillingDetails& b);
-void WriteWorkspaceRecord(JsonOut& w, const model::Workspace& ws, std::int64_t domain_count, std::int64_t mailbox_count);
-void WriteDomainListRecord(JsonOut& w, const model::State& s, const model::Domain& d);
-void WriteMailboxRecord(JsonOut& w, const model::State& s, const model::Mailbox& m);
+void WriteBillingRecord(core::JsonOut& w, const model::BillingDetails& b);
+void WriteWorkspaceRecord(core::JsonOut& w, const model::Workspace& ws, std::int64_t domain_count, std::int64_t mailbox_count);
+void WriteDomainListRecord(core::JsonOut& w, const model::State& s, const model::Domain& d);
+void WriteMailboxRecord(core::JsonOut& w, const model::State& s, const model::Mailbox& m);
 // Closes a text-written 200 envelope whose `data` is already written: adds message and status
 // (the keys after `data` in nlohmann's sorted order) and answers the bytes as the response.
-http::Response FinishTextEnvelope(JsonOut& w);
+http::Response FinishTextEnvelope(core::JsonOut& w);
 
 }  // namespace emsim::api

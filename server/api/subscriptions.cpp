@@ -1,29 +1,29 @@
 #include "api/subscriptions.hpp"
 
 #include "api/shapes.hpp"
-#include "model/messages.hpp"
+#include "core/messages.hpp"
 #include "model/subscriptions.hpp"
 
 namespace emsim::api {
 
-http::Reply ListSubscriptions(http::Ctx& ctx) {
+app::Reply ListSubscriptions(app::Ctx& ctx) {
   return ctx.svc.store.Read([&](const model::State& s) {
     json data = json::array();
     for (const auto* sub : model::ListSubscriptions(s, ctx.caller.accountId)) data.push_back(SubscriptionRecord(*sub));
-    return http::Envelope(model::msg::kSuccess, std::move(data));
+    return app::Envelope(model::msg::kSuccess, std::move(data));
   });
 }
 
-http::Reply CancelSubscription(http::Ctx& ctx) {
+app::Reply CancelSubscription(app::Ctx& ctx) {
   const std::string id = ctx.req.body.at("subscriptionId");  // schema: required string
   auto done = ctx.svc.store.Write(
       [&](model::State& s) { return model::CancelSubscription(s, ctx.caller.accountId, id, ctx.now); });
   if (!done) return done.error();
   // Part 4.6: {message, data: null}, no status field.
-  return http::Json({{"message", model::msg::kSubscriptionCancelled}, {"data", nullptr}});
+  return app::Json({{"message", model::msg::kSubscriptionCancelled}, {"data", nullptr}});
 }
 
-http::Reply UpgradeSubscription(http::Ctx& ctx) {
+app::Reply UpgradeSubscription(app::Ctx& ctx) {
   const json& b = ctx.req.body;  // schema: subscriptionId required, plan keys optional strings
   model::UpgradeRequest in;
   in.subscriptionId = b.at("subscriptionId");
@@ -32,7 +32,7 @@ http::Reply UpgradeSubscription(http::Ctx& ctx) {
   auto done = ctx.svc.store.Write(
       [&](model::State& s) { return model::UpgradeSubscription(s, ctx.caller.accountId, in, ctx.now); });
   if (!done) return done.error();
-  return http::Json(json::object());  // Part 4.6: the body is an empty object
+  return app::Json(json::object());  // Part 4.6: the body is an empty object
 }
 
 }  // namespace emsim::api

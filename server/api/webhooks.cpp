@@ -1,19 +1,19 @@
 #include "api/webhooks.hpp"
 
 #include "api/shapes.hpp"
-#include "model/messages.hpp"
+#include "core/messages.hpp"
 #include "model/webhooks.hpp"
 
 namespace emsim::api {
 
-http::Reply ListWebhookEventTypes(http::Ctx& ctx) {
+app::Reply ListWebhookEventTypes(app::Ctx& ctx) {
   json data = json::array();
   for (const auto& t : model::EventTypes())
     data.push_back({{"value", t.value}, {"label", t.label}, {"description", t.description}, {"category", t.category}});
-  return http::Envelope(model::msg::kSuccess, std::move(data));
+  return app::Envelope(model::msg::kSuccess, std::move(data));
 }
 
-http::Reply CreateWebhookEndpoint(http::Ctx& ctx) {
+app::Reply CreateWebhookEndpoint(app::Ctx& ctx) {
   const json& b = ctx.req.body;  // shape checked by schemas/requests/webhooks.create.json
   model::EndpointInput in{b.at("url"), b.at("enabled_events").get<std::vector<std::string>>()};
   auto created = ctx.svc.store.Write([&](model::State& s) -> model::Result<json> {
@@ -22,18 +22,18 @@ http::Reply CreateWebhookEndpoint(http::Ctx& ctx) {
     return WebhookEndpointRecord(**e, /*with_secret=*/true);
   });
   if (!created) return created.error();
-  return http::Envelope(model::msg::kWebhookEndpointCreated, std::move(*created));
+  return app::Envelope(model::msg::kWebhookEndpointCreated, std::move(*created));
 }
 
-http::Reply ListWebhookEndpoints(http::Ctx& ctx) {
+app::Reply ListWebhookEndpoints(app::Ctx& ctx) {
   return ctx.svc.store.Read([&](const model::State& s) {
     json data = json::array();
     for (const auto* e : model::ListEndpoints(s, ctx.caller)) data.push_back(WebhookEndpointRecord(*e, false));
-    return http::Envelope(model::msg::kSuccess, std::move(data));
+    return app::Envelope(model::msg::kSuccess, std::move(data));
   });
 }
 
-http::Reply UpdateWebhookEndpoint(http::Ctx& ctx) {
+app::Reply UpdateWebhookEndpoint(app::Ctx& ctx) {
   const json& b = ctx.req.hasBody ? ctx.req.body : json::object();  // all fields optional (Part 4.10)
   model::EndpointPatch patch;
   if (b.contains("url")) patch.url = b["url"].get<std::string>();
@@ -46,7 +46,7 @@ http::Reply UpdateWebhookEndpoint(http::Ctx& ctx) {
     return WebhookEndpointRecord(**e, false);
   });
   if (!updated) return updated.error();
-  return http::Envelope(model::msg::kWebhookEndpointUpdated, std::move(*updated));
+  return app::Envelope(model::msg::kWebhookEndpointUpdated, std::move(*updated));
 }
 
 }  // namespace emsim::api

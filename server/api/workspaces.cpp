@@ -1,15 +1,15 @@
 #include "api/workspaces.hpp"
 
 #include "api/shapes.hpp"
-#include "model/messages.hpp"
+#include "core/messages.hpp"
 #include "model/workspaces.hpp"
 
 namespace emsim::api {
 
-http::Reply ListWorkspaces(http::Ctx& ctx) {
+app::Reply ListWorkspaces(app::Ctx& ctx) {
   return ctx.svc.store.Read([&](const model::State& s) {
     // Written as text (api/json_out.hpp): the bytes of Envelope(kSuccess, [WorkspaceRecord]).
-    JsonOut w;
+    core::JsonOut w;
     w.BeginObject().Key("data").BeginArray();
     for (const auto& v : model::ListWorkspaces(s, ctx.caller)) WriteWorkspaceRecord(w, *v.workspace, v.domainCount, v.mailboxCount);
     w.EndArray();
@@ -17,7 +17,7 @@ http::Reply ListWorkspaces(http::Ctx& ctx) {
   });
 }
 
-http::Reply AddOrUpdateBilling(http::Ctx& ctx) {
+app::Reply AddOrUpdateBilling(app::Ctx& ctx) {
   const json& b = ctx.req.body;  // shape checked by schemas/requests/billing.add_or_update.json
   model::BillingInput in;
   in.workspaceId = b.at("workspaceId");
@@ -35,7 +35,7 @@ http::Reply AddOrUpdateBilling(http::Ctx& ctx) {
   in.phone = b.at("phone");
   auto done = ctx.svc.store.Write([&](model::State& s) { return model::AddOrUpdateBilling(s, ctx.caller, in, ctx.now); });
   if (!done) return done.error();
-  return http::Envelope(model::msg::kBillingSaved, nullptr);
+  return app::Envelope(model::msg::kBillingSaved, nullptr);
 }
 
 }  // namespace emsim::api

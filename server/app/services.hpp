@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "model/ids.hpp"
-#include "model/store.hpp"
+#include "runtime/store.hpp"
 #include "schema/registry.hpp"
-#include "sim/clock.hpp"
-#include "sim/journal.hpp"
-#include "sim/scheduler.hpp"
+#include "runtime/clock.hpp"
+#include "runtime/journal.hpp"
+#include "runtime/scheduler.hpp"
 
 namespace emsim::events {
 class Dispatcher;
@@ -26,7 +26,7 @@ struct Options {
   int port = 8080;
   std::string fixtures;      // empty: the repository's fixtures/default.yaml
   std::string schemasDir;    // empty: the repository's schemas/
-  sim::ClockMode clockMode = sim::ClockMode::kReal;
+  runtime::ClockMode clockMode = runtime::ClockMode::kReal;
   std::optional<model::Millis> startTime;  // manual clock start; default: the fixture's clock.start
   std::uint64_t seed = 1;
   std::string logFormat = "text";
@@ -74,10 +74,10 @@ class ErrorIds {
 
 struct Services {
   Options options;
-  model::Store& store;
-  sim::Clock& clock;
-  sim::Scheduler& scheduler;
-  sim::Journal& journal;
+  runtime::Store& store;
+  runtime::Clock& clock;
+  runtime::Scheduler& scheduler;
+  runtime::Journal& journal;
   schema::Registry& schemas;
   ErrorIds& errorIds;
   std::string baseUrl;  // e.g. "http://127.0.0.1:8080", known once the port is bound
@@ -88,6 +88,9 @@ struct Services {
   // This server's own loopback address ("http://127.0.0.1:PORT"), known once bound: POST
   // /_sim/scenarios/run drives the live emsim through it (baseUrl may be a public URL).
   std::string selfUrl;
+  // The repository's fixtures/default.yaml (resolved at start-up): scenarios name fixture files
+  // relative to its folder.
+  std::string defaultFixture;
   // One scenario at a time on a live emsim: two would reset and advance each other's world.
   std::mutex scenarioRunMu;
   // A hint that State may hold /_sim/faults, so the request pipeline skips the fault lookup (and

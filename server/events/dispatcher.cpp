@@ -2,28 +2,24 @@
 
 #include "events/signer.hpp"
 #include "model/faults.hpp"
-#include "sim/log.hpp"
+#include "runtime/log.hpp"
 
 namespace emsim::events {
 
-Dispatcher::Dispatcher(app::Services& svc) : svc_(svc) {
-  transport_.timeoutMs = svc.options.webhookTimeoutMs;
-  transport_.caFile = svc.options.webhookCaFile;
-  transport_.insecure = svc.options.webhookInsecure;
-  transport_.publicAddressesOnly = svc.options.strictWebhookUrls;
-}
+Dispatcher::Dispatcher(runtime::Store& store, const std::atomic<bool>& faults_may_exist, DispatcherOptions options)
+    : store_(store), faults_may_exist_(faults_may_exist), options_(std::move(options)) {}
 
 void Dispatcher::Attempt(const model::Job& job, model::Millis at, std::uint64_t generation) {
   // 1. What to send, under the lock (a disabled endpoint's attempt is recorded as dropped).
   std::optional<model::AttemptPlan> plan;
   std::optional<model::Fault> fault;  // /_sim/faults target "delivery": a broken sender on purpose
   auto url = model::Result<model::UrlParts>(model::Error::Validation("url", "not parsed"));
-  svc_.store.Write([&](model::State& s) {
-    if (svc_.store.generation() != generation) return;  // the state was reset or replaced
+  store_.Write([&](model::State& s) {
+    if (store_.generation() != generation) return;  // the state was reset or replaced
     plan = model::BeginAttempt(s, job, at);
     if (!plan) return;
     url = model::ParseUrl(plan->url);
-    if (url && svc_.faultsMayExist.load(std::memory_order_acquire))
+    if (url && faults_may_exist_.load(std::memory_order_acquire))
       fault = model::TakeFault(s, model::kFaultTargetDelivery, "POST", url->target.substr(0, url->target.find('?')), "");
   });
   if (!plan) return;
@@ -37,19 +33,19 @@ void Dispatcher::Attempt(const model::Job& job, model::Millis at, std::uint64_t 
       auto patched = doc.is_discarded() ? model::Result<json>(model::Error::Validation("patch", "not JSON"))
                                         : model::ApplyFaultPatch(doc, fault->patch);
       if (patched) body = patched->dump();
-      else sim::Log("warn", "delivery fault patch does not apply", {{"fault", fault->id}, {"why", patched.error().errors.front().msg}});
+      else runtime::Log("warn", "delivery fault patch does not apply", {{"fault", fault->id}, {"why", patched.error().errors.front().msg}});
     }
     if (fault->corruptSignature) secret += "-corrupted-by-" + fault->id;
-    sim::Log("info", "webhook attempt faulted", {{"fault", fault->id}, {"event", plan->eventId}, {"endpoint", plan->endpointId}});
+    runtime::Log("info", "webhook attempt faulted", {{"fault", fault->id}, {"event", plan->eventId}, {"endpoint", plan->endpointId}});
   }
 
   // 2. Sign and send, with no lock held.
   model::AttemptOutcome outcome;
   outcome.sentAt = at;  // simulated: the attempt is made at its due time
-  outcome.sentAtWall = sim::Clock::WallNow();
+  outcome.sentAtWall = runtime::Clock::WallNow();
   // DESIGN.md gap decision: `t` is wall-clock time (receivers compare it with their own clock);
   // --sign-with-simulated-time signs with the simulated clock instead.
-  outcome.signatureTimestamp = (svc_.options.signWithSimulatedTime ? at : *outcome.sentAtWall) / model::kSecond;
+  outcome.signatureTimestamp = (options_.signWithSimulatedTime ? at : *outcome.sentAtWall) / model::kSecond;
   if (!url) {
     outcome.error = "bad url: " + url.error().errors.front().msg;  // a hand-edited state dump
   } else {
@@ -58,7 +54,7 @@ void Dispatcher::Attempt(const model::Job& job, model::Millis at, std::uint64_t 
         {"User-Agent", kUserAgent},
         {"X-Service-Signature", SignatureHeader(secret, outcome.signatureTimestamp, body)},
     };
-    PostResult r = PostJson(*url, headers, body, transport_);
+    PostResult r = PostJson(*url, headers, body, options_.transport);
     outcome.status = r.status;
     outcome.error = r.error;
     outcome.responseBody = r.body;
@@ -66,13 +62,13 @@ void Dispatcher::Attempt(const model::Job& job, model::Millis at, std::uint64_t 
   }
 
   // 3. The outcome, under the lock: counter, retry job or auto-disable.
-  svc_.store.Write([&](model::State& s) {
-    if (svc_.store.generation() != generation) return;
+  store_.Write([&](model::State& s) {
+    if (store_.generation() != generation) return;
     const auto* before = s.webhookEndpoints.Find(plan->endpointId);
     const bool was_active = before && before->status == "active";
     model::FinishAttempt(s, *plan, outcome, at);
     if (const auto* ep = s.webhookEndpoints.Find(plan->endpointId); was_active && ep && ep->status == "disabled")
-      sim::Log("warn", "webhook endpoint disabled", {{"endpoint", ep->id}, {"url", ep->url},
+      runtime::Log("warn", "webhook endpoint disabled", {{"endpoint", ep->id}, {"url", ep->url},
                                                      {"reason", ep->disabledReason.value_or("")}});
   });
 }

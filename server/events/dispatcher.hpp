@@ -7,16 +7,26 @@
 // the job's due time, which is the attempt's simulated time in the delivery log.
 #include <cstdint>
 
-#include "app/services.hpp"
+#include <atomic>
+
 #include "events/transport.hpp"
+#include "runtime/clock.hpp"
+#include "runtime/store.hpp"
 
 namespace emsim::events {
 
 inline constexpr const char* kUserAgent = "Service-Webhooks/1.0";  // Part 6 delivery headers
 
+struct DispatcherOptions {
+  TransportOptions transport;
+  // `t` of X-Service-Signature from the simulated clock (the attempt's due time), not the wall clock.
+  bool signWithSimulatedTime = false;
+};
+
 class Dispatcher {
  public:
-  explicit Dispatcher(app::Services& svc);
+  // `faults_may_exist`: the hint that /_sim/faults may hold an outbound fault (see app::Services).
+  Dispatcher(runtime::Store& store, const std::atomic<bool>& faults_may_exist, DispatcherOptions options);
   Dispatcher(const Dispatcher&) = delete;
   Dispatcher& operator=(const Dispatcher&) = delete;
 
@@ -25,8 +35,9 @@ class Dispatcher {
   void Attempt(const model::Job& job, model::Millis at, std::uint64_t generation);
 
  private:
-  app::Services& svc_;
-  TransportOptions transport_;
+  runtime::Store& store_;
+  const std::atomic<bool>& faults_may_exist_;
+  DispatcherOptions options_;
 };
 
 }  // namespace emsim::events

@@ -21,10 +21,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "api/json_out.hpp"
-#include "http/error_mapper.hpp"
-#include "model/messages.hpp"
-#include "sim/log.hpp"
+#include "core/json_out.hpp"
+#include "runtime/log.hpp"
 
 namespace emsim::http {
 
@@ -67,13 +65,6 @@ constexpr size_t kLingerBytes = size_t{256} * 1024 * 1024;
 // them. A copy a client sends is removed before the hook sets its own.
 constexpr const char* kVerdictHeader = "EMSIM-TRANSPORT-VERDICT";
 
-// The operations whose body is a whole world (a state dump, a scenario with its fixtures): they
-// get --max-state-bytes instead of --max-body-bytes.
-bool TakesLargeBody(const Route& route) {
-  const std::string_view op = route.operationId;
-  return op == "sim.state.put" || op == "sim.scenarios.run";
-}
-
 // ASCII only, as header names are (RFC 9110 tokens); std::tolower is a call per byte.
 std::string Lower(std::string s) {
   for (auto& c : s)
@@ -91,7 +82,7 @@ bool IsPseudoHeader(const std::string& name) {
 void Write(Response&& res, httplib::Response& out) {
   out.status = res.status;
   for (const auto& [k, v] : res.headers) out.set_header(k, v);
-  out.body = res.raw ? std::move(*res.raw) : api::DumpJson(res.body);  // = dump(), ~4x cheaper
+  out.body = res.raw ? std::move(*res.raw) : core::DumpJson(res.body);  // = dump(), ~4x cheaper
   out.set_header("Content-Type", res.contentType);
 }
 
@@ -525,10 +516,10 @@ bool Transport::process_and_close_socket(socket_t sock) {
       ok = process_request(conn, /*close_connection=*/false, client_closes,
                            [&](httplib::Request& req) { on_headers(conn, req); });
     } catch (const std::exception& e) {
-      sim::Log("error", "connection ended by an exception", {{"what", e.what()}});
+      runtime::Log("error", "connection ended by an exception", {{"what", e.what()}});
       ok = false;
     } catch (...) {
-      sim::Log("error", "connection ended by an exception");
+      runtime::Log("error", "connection ended by an exception");
       ok = false;
     }
     if (!conn.Flush() || !ok || client_closes || conn.close_after() || conn.failed()) break;
@@ -592,20 +583,6 @@ int ReadChunked(httplib::Stream& conn, size_t limit, std::string& body) {
   }
 }
 
-// Part 7: what the transport refuses on its own still answers in the spec's error shape: a 400
-// with its field errors, any other status with an errorId.
-Response TransportError(app::Services& svc, int status, const std::string& message) {
-  model::Error e = status == 400 ? model::Error::Validation("request", message, "headers")
-                                 : model::Error{status == 413 ? model::ErrorCode::kPayloadTooLarge
-                                                              : model::ErrorCode::kInternal,
-                                                message, {}};
-  e.message = message;
-  Response r = ToResponse(e, status == 400 ? std::string() : svc.errorIds.Next());
-  r.status = status;
-  if (r.body.contains("status")) r.body["status"] = status;
-  return r;
-}
-
 // The request methods whose body cpp-httplib 0.11 reads (detail::expect_content).
 bool ReadsBody(const std::string& method) {
   return method == "POST" || method == "PUT" || method == "PATCH" || method == "DELETE" || method == "PRI";
@@ -613,11 +590,10 @@ bool ReadsBody(const std::string& method) {
 
 }  // namespace
 
-HttpServer::HttpServer(app::Services& svc, Router& router) : svc_(svc), router_(router) {
-  const app::Options& o = svc_.options;
-  // Part 7: what the transport refuses on its own still answers in the spec's error shape.
+HttpServer::HttpServer(const ServerOptions& o, RequestHandler& handler) : handler_(handler) {
+  // What the transport refuses on its own still answers in the application's error shape.
   auto error_body = [this](int status, const std::string& message) {
-    return api::DumpJson(TransportError(svc_, status, message).body);
+    return core::DumpJson(handler_.Refuse(Refusal{status, message, 0}, "", "", /*record=*/false).body);
   };
   server_ = std::make_unique<Transport>(
       Transport::Limits{std::max(1, o.maxConnections), std::max(1, o.idleTimeoutMs), std::max(1, o.headerTimeoutMs)},
@@ -632,7 +608,7 @@ HttpServer::HttpServer(app::Services& svc, Router& router) : svc_(svc), router_(
   }
   if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY &&
       static_cast<rlim_t>(o.maxConnections) + 128 > files.rlim_cur) {
-    sim::Log("warn", "the open-files limit is below --max-connections",
+    runtime::Log("warn", "the open-files limit is below --max-connections",
              {{"maxConnections", o.maxConnections}, {"openFilesLimit", static_cast<std::uint64_t>(files.rlim_cur)}});
   }
 
@@ -650,7 +626,7 @@ HttpServer::HttpServer(app::Services& svc, Router& router) : svc_(svc), router_(
   s.set_read_timeout(kBodyReadTimeoutMs / 1000, 0);
   s.set_write_timeout(10, 0);
   // A backstop only: the connection's hook has refused larger bodies from their headers.
-  s.set_payload_max_length(std::max(o.maxBodyBytes, o.maxStateBytes));
+  s.set_payload_max_length(o.maxBodyBytes);
   const size_t start_threads = o.threads > 0 ? static_cast<size_t>(o.threads) : 8;
   const size_t max_threads =
       std::max(start_threads, static_cast<size_t>(std::max(1, o.maxConnections)) + kRefusalThreads);
@@ -660,17 +636,17 @@ HttpServer::HttpServer(app::Services& svc, Router& router) : svc_(svc), router_(
   // Decided here, before cpp-httplib reads any of the body: it would read a body over its limit
   // to skip it, a chunked one without limit, and one with neither Content-Length nor chunked
   // until the client closes (a `curl -X POST` without data hung for the read timeout).
-  s.on_headers = [this](Connection& conn, httplib::Request& req) {
+  s.on_headers = [this, common_body = o.commonBodyBytes](Connection& conn, httplib::Request& req) {
     conn.EndHeaders();
     req.headers.erase(kVerdictHeader);
-    auto refuse = [&](int status, const std::string& message) {
+    auto refuse = [&](int status, const std::string& message, size_t limit = 0) {
       conn.CloseAfterThisRequest();  // the unread body is still on the wire
       req.headers.erase("Content-Length");
       req.headers.erase("Transfer-Encoding");
       req.headers.erase("Expect");  // no "100 Continue": the body is not wanted
       req.set_header("Content-Length", "0");
       req.set_header("Connection", "close");
-      req.set_header(kVerdictHeader, std::to_string(status) + " " + message);
+      req.set_header(kVerdictHeader, std::to_string(status) + " " + std::to_string(limit) + " " + message);
     };
     const std::string te = req.get_header_value("Transfer-Encoding");
     const bool has_length = req.has_header("Content-Length");
@@ -681,14 +657,8 @@ HttpServer::HttpServer(app::Services& svc, Router& router) : svc_(svc), router_(
       if (!te.empty() || (length && *length > 0)) conn.CloseAfterThisRequest();
       return;
     }
-    const size_t limit = svc_.options.maxBodyBytes;
-    auto limit_of_route = [&] {
-      const Router::Match m = router_.Find(req.method, req.path);
-      return m.route && TakesLargeBody(*m.route) ? std::max(limit, svc_.options.maxStateBytes) : limit;
-    };
-    auto too_large = [&](size_t route_limit) {
-      refuse(413, std::string(model::msg::kPayloadTooLarge) + " (limit " + std::to_string(route_limit) + " bytes)");
-    };
+    auto limit_of_route = [&] { return handler_.BodyLimit(req.method, req.path); };
+    auto too_large = [&](size_t route_limit) { refuse(413, "", route_limit); };
     if (!te.empty()) {
       if (!EqualsIgnoreCase(te, "chunked"))
         return refuse(501, "Transfer-Encoding '" + te.substr(0, 64) + "' is not supported (only chunked)");
@@ -709,7 +679,7 @@ HttpServer::HttpServer(app::Services& svc, Router& router) : svc_(svc), router_(
       req.set_header("Content-Length", "0");
       return;
     }
-    if (*length > limit) {
+    if (*length > common_body) {
       const size_t route_limit = limit_of_route();
       if (*length > route_limit) return too_large(route_limit);
     }
@@ -718,10 +688,13 @@ HttpServer::HttpServer(app::Services& svc, Router& router) : svc_(svc), router_(
   auto handle = [this](const httplib::Request& in, httplib::Response& out) {
     if (const std::string verdict = in.get_header_value(kVerdictHeader); !verdict.empty()) {
       // The connection refused this request's body from its headers (see on_headers).
-      const int status = std::atoi(verdict.c_str());
-      Response r = TransportError(svc_, status, verdict.substr(std::min<size_t>(4, verdict.size())));
-      svc_.journal.Add({{"method", in.method}, {"path", in.path}, {"status", status}, {"response", r.body}});
-      Write(std::move(r), out);
+      // "<status> <limit> <detail>", as on_headers wrote it.
+      Refusal refusal;
+      char* rest = nullptr;
+      refusal.status = static_cast<int>(std::strtol(verdict.c_str(), &rest, 10));
+      refusal.limit = static_cast<size_t>(std::strtoull(rest, &rest, 10));
+      refusal.detail = *rest == ' ' ? rest + 1 : rest;
+      Write(handler_.Refuse(refusal, in.method, in.path, /*record=*/true), out);
       return;
     }
     RawRequest raw;
@@ -732,7 +705,7 @@ HttpServer::HttpServer(app::Services& svc, Router& router) : svc_(svc), router_(
     for (const auto& [k, v] : in.headers)
       if (!IsPseudoHeader(k)) raw.headers.emplace_back(Lower(k), v);
     for (const auto& [k, v] : in.params) raw.params.emplace(k, v);
-    Response res = router_.Handle(std::move(raw));
+    Response res = handler_.Handle(std::move(raw));
     if (res.closeConnection) AbortConnection(in);
     Write(std::move(res), out);
   };
@@ -758,23 +731,17 @@ HttpServer::HttpServer(app::Services& svc, Router& router) : svc_(svc), router_(
 
   // Errors httplib raises before our pipeline runs (body over the limit: 413; unparsable
   // request line: 400) still answer in the spec's error shape.
-  s.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
+  s.set_error_handler([this, common_body = o.commonBodyBytes](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
-    model::Error e;
-    if (res.status == 413) e = {model::ErrorCode::kPayloadTooLarge,
-                                std::string(model::msg::kPayloadTooLarge) + " (limit " +
-                                    std::to_string(svc_.options.maxBodyBytes) + " bytes)", {}};
-    else if (res.status == 404) e = model::Error::NotFound(model::msg::kRouteNotFound);
-    else if (res.status == 400) e = model::Error::Validation("request", "Malformed HTTP request", "headers");
-    else e = {model::ErrorCode::kInternal, "HTTP error " + std::to_string(res.status), {}};
-    Response r = ToResponse(e, svc_.errorIds.Next());
-    r.status = res.status;
-    if (r.body.contains("status")) r.body["status"] = res.status;
-    res.set_content(api::DumpJson(r.body), "application/json");
-    svc_.journal.Add({{"method", req.method}, {"path", req.path}, {"status", res.status}, {"response", r.body}});
+    Refusal refusal{res.status, "", 0};
+    if (res.status == 413) refusal.limit = common_body;
+    else if (res.status == 400) refusal.detail = "Malformed HTTP request";
+    else if (res.status != 404) refusal.detail = "HTTP error " + std::to_string(res.status);
+    const Response r = handler_.Refuse(refusal, req.method, req.path, /*record=*/true);
+    res.set_content(core::DumpJson(r.body), "application/json");
   });
   s.set_exception_handler([this](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-    Write(ToResponse(model::Error::Internal(model::msg::kInternalError), svc_.errorIds.Next()), res);
+    Write(handler_.Refuse(Refusal{500, "", 0}, "", "", /*record=*/false), res);
   });
 }
 

@@ -7,15 +7,51 @@
 #include <memory>
 #include <string>
 
-#include "http/router.hpp"
+#include "http/message.hpp"
 
 namespace emsim::http {
 
 class Transport;
 
+// A request the transport refuses on its own, before or instead of the application: a body over
+// its limit (413, `limit` bytes), bad framing (400), headers too slow (408) or too large (431),
+// too many connections (503), an unsupported Transfer-Encoding (501), an exception (500).
+struct Refusal {
+  int status = 500;
+  std::string detail;  // what is wrong, for the message; empty: the status's usual message
+  size_t limit = 0;    // 413: the limit the body went over
+};
+
+// What the transport serves: the application behind it (app::Router in emsim). The transport
+// knows nothing of routes, schemas or the journal; it asks.
+class RequestHandler {
+ public:
+  virtual ~RequestHandler() = default;
+  // The largest body a request to `method path` may carry, decided from its headers alone.
+  virtual size_t BodyLimit(const std::string& method, const std::string& path) const = 0;
+  // Answers a request whose headers and body are in.
+  virtual Response Handle(RawRequest raw) = 0;
+  // The application's answer to a refusal (its error shape). `method` and `path` are empty when
+  // the request line was not read; `record`: the refusal answers a request and is recorded like
+  // one (the connection-level ones, 408, 431, 503, are not).
+  virtual Response Refuse(const Refusal& refusal, const std::string& method, const std::string& path,
+                          bool record) = 0;
+};
+
+struct ServerOptions {
+  int maxConnections = 2048;
+  int idleTimeoutMs = 5000;
+  int headerTimeoutMs = 10000;
+  // Bodies up to commonBodyBytes pass without asking the handler (most routes' limit); the
+  // handler's BodyLimit decides above it, up to maxBodyBytes, the largest any route allows.
+  size_t commonBodyBytes = 1024 * 1024;
+  size_t maxBodyBytes = 1024 * 1024;
+  int threads = 0;                    // started at once; 0: 8 (more on demand)
+};
+
 class HttpServer {
  public:
-  HttpServer(app::Services& svc, Router& router);
+  HttpServer(const ServerOptions& options, RequestHandler& handler);
   ~HttpServer();
 
   // Binds (port 0 picks a free port) and answers the bound port; throws when it cannot bind.
@@ -29,8 +65,7 @@ class HttpServer {
   int OpenConnections() const;
 
  private:
-  app::Services& svc_;
-  Router& router_;
+  RequestHandler& handler_;
   std::unique_ptr<Transport> server_;
   int listen_fd_ = -1;  // the listening socket, to raise its backlog after httplib listens
   // cpp-httplib's stop() does nothing before its listen loop has started, and the loop then runs

@@ -3,7 +3,7 @@
 #include <string>
 #include <string_view>
 
-#include "model/error.hpp"
+#include "core/error.hpp"
 #include "model/state.hpp"
 
 namespace emsim::model {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "model/invoices.hpp"
-#include "model/text.hpp"
+#include "core/text.hpp"
 
 namespace emsim::model {
 

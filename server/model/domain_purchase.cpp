@@ -3,8 +3,8 @@
 #include <set>
 
 #include "model/domains.hpp"
-#include "model/messages.hpp"
-#include "model/text.hpp"
+#include "core/messages.hpp"
+#include "core/text.hpp"
 
 namespace emsim::model {
 

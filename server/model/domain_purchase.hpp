@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "model/auth.hpp"
-#include "model/error.hpp"
+#include "core/error.hpp"
 #include "model/state.hpp"
 
 namespace emsim::model {

@@ -2,9 +2,9 @@
 
 #include <set>
 
-#include "model/messages.hpp"
+#include "core/messages.hpp"
 #include "model/payloads.hpp"
-#include "model/text.hpp"
+#include "core/text.hpp"
 
 namespace emsim::model {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "model/auth.hpp"
-#include "model/error.hpp"
+#include "core/error.hpp"
 #include "model/paging.hpp"
 #include "model/state.hpp"
 

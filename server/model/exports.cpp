@@ -4,9 +4,9 @@
 #include <set>
 
 #include "model/mailboxes.hpp"
-#include "model/messages.hpp"
+#include "core/messages.hpp"
 #include "model/payloads.hpp"
-#include "model/text.hpp"
+#include "core/text.hpp"
 
 namespace emsim::model {
 namespace {

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "model/error.hpp"
-#include "model/json.hpp"
+#include "core/error.hpp"
+#include "core/json.hpp"
 #include "model/state.hpp"
 
 namespace emsim::model {

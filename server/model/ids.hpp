@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "model/time.hpp"
+#include "core/time.hpp"
 
 namespace emsim::model {
 

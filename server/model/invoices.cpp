@@ -1,6 +1,6 @@
 #include "model/invoices.hpp"
 
-#include "model/messages.hpp"
+#include "core/messages.hpp"
 
 namespace emsim::model {
 

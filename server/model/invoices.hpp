@@ -3,7 +3,7 @@
 // `invoiceUrl` it hands out leads to a real record: GET /_sim/invoices/<id>.
 #include <string>
 
-#include "model/error.hpp"
+#include "core/error.hpp"
 #include "model/state.hpp"
 
 namespace emsim::model {

@@ -2,7 +2,7 @@
 
 #include <unordered_map>
 
-#include "model/text.hpp"
+#include "core/text.hpp"
 
 namespace emsim::model {
 

@@ -2,7 +2,7 @@
 // Event payload pieces (Part 6), built by the model where events are emitted. DESIGN.md gap
 // decision: every event type's data is `<resource>Details` (allow-listed fields) plus, where
 // something changed, `previousState` (only the changed fields, with their old values).
-#include "model/json.hpp"
+#include "core/json.hpp"
 #include "model/state.hpp"
 
 namespace emsim::model {

@@ -7,7 +7,7 @@
 #include "model/invoices.hpp"
 #include "model/mailboxes.hpp"
 #include "model/payloads.hpp"
-#include "model/text.hpp"
+#include "core/text.hpp"
 #include "model/wallet.hpp"
 
 namespace emsim::model {
@@ -34,7 +34,7 @@ void MoveOrders(State& s, const PlacementCart& cart, const std::string& from, co
 }
 
 // A JSON string of `s` as json::dump() writes it. Ids and statuses need no escaping; anything
-// else goes through nlohmann. (api::AppendJsonString escapes fully and faster, but lives above
+// else goes through nlohmann. (core::AppendJsonString escapes fully and faster, but lives above
 // the model, which links no API code: STYLE.md habit 2.)
 void AppendJsonString(std::string& out, const std::string& s) {
   unsigned bad = 0;  // no early exit: the loop vectorizes

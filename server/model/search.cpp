@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "model/text.hpp"
+#include "core/text.hpp"
 
 namespace emsim::model {
 namespace {

@@ -1,6 +1,6 @@
 #include "model/sinks.hpp"
 
-#include "model/messages.hpp"
+#include "core/messages.hpp"
 #include "model/webhooks.hpp"
 
 namespace emsim::model {

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "model/error.hpp"
+#include "core/error.hpp"
 #include "model/state.hpp"
 
 namespace emsim::model {

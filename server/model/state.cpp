@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "model/json_limits.hpp"
+#include "core/json_limits.hpp"
 #include "model/webhooks.hpp"
 
 // state.hpp declares every to_json/from_json as an ordinary function (EMSIM_DECLARE_JSON) and

@@ -3,7 +3,7 @@
 // that the API layer, the state dump and the fixtures all speak the same vocabulary. Timestamps
 // are Millis (Unix ms, simulated clock); money is integer cents.
 //
-// State has no lock: model::Store owns one State and guards it. Functions that change a State
+// State has no lock: runtime::Store owns one State and guards it. Functions that change a State
 // live next to the resource they concern (model/<resource>.cpp) and take `now` explicitly.
 #include <cstdint>
 #include <map>
@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "model/ids.hpp"
-#include "model/json.hpp"
+#include "core/json.hpp"
 #include "model/money.hpp"
 #include "model/table.hpp"
-#include "model/time.hpp"
+#include "core/time.hpp"
 
 namespace emsim::model {
 

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "model/json.hpp"
+#include "core/json.hpp"
 
 namespace emsim::model {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "model/error.hpp"
+#include "core/error.hpp"
 #include "model/state.hpp"
 
 namespace emsim::model {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "model/error.hpp"
+#include "core/error.hpp"
 #include "model/state.hpp"
 
 namespace emsim::model {

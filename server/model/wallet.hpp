@@ -3,7 +3,7 @@
 // inside; the spec's `walletBalance` (Part 4.7) and /_sim/wallet speak whole dollars.
 #include <string>
 
-#include "model/error.hpp"
+#include "core/error.hpp"
 #include "model/money.hpp"
 #include "model/state.hpp"
 

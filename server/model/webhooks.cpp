@@ -4,9 +4,9 @@
 #include <cctype>
 #include <tuple>
 
-#include "model/messages.hpp"
+#include "core/messages.hpp"
 #include "model/payloads.hpp"
-#include "model/text.hpp"
+#include "core/text.hpp"
 
 namespace emsim::model {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "model/error.hpp"
-#include "model/json.hpp"
+#include "core/error.hpp"
+#include "core/json.hpp"
 
 namespace valijson {
 class Schema;

@@ -4,7 +4,7 @@
 #include <thread>
 #include <vector>
 
-#include "model/store.hpp"
+#include "runtime/store.hpp"
 #include "tests/test_server.hpp"
 
 namespace emsim::testing {

@@ -5,10 +5,10 @@
 #include <optional>
 #include <string>
 
-#include "model/messages.hpp"
-#include "model/time.hpp"
-#include "sim/fixtures.hpp"
-#include "sim/scenario_parse.hpp"
+#include "core/messages.hpp"
+#include "core/time.hpp"
+#include "fixture/fixtures.hpp"
+#include "scenario/parse.hpp"
 
 namespace emsim::model {
 namespace {
@@ -118,15 +118,15 @@ TEST(Duration, TheProblemNamesTheValueAndTheGrammar) {
 
 std::string FixtureError(const std::string& yaml) {
   try {
-    sim::LoadFixtureText(yaml, "f.yaml", 1);
-  } catch (const sim::FixtureError& e) {
+    fixture::LoadFixtureText(yaml, "f.yaml", 1);
+  } catch (const fixture::FixtureError& e) {
     return e.what();
   }
   return "";
 }
 
 TEST(Duration, FixtureTimingsTakeTheGrammarInWholeSeconds) {
-  const sim::Fixture f = sim::LoadFixtureText(
+  const fixture::Fixture f = fixture::LoadFixtureText(
       "timings: {dmarcSeconds: 45, forwardingSeconds: 1.5m, catchAllSeconds: PT2H, exportSeconds: 1d2h3m4s}\n"
       "accounts: []\n",
       "f.yaml", 1);
@@ -147,7 +147,7 @@ TEST(Duration, FixtureTimingsTakeTheGrammarInWholeSeconds) {
 }
 
 TEST(Duration, ScenarioFilesTakeTheGrammarAndNameTheLine) {
-  const sim::Scenario sc = sim::ParseScenarioText(
+  const scenario::Scenario sc = scenario::ParseScenarioText(
       "name: d\nsteps:\n  - advance: PT1H30M\n  - advance: 1.5\n"
       "  - expect_deliveries:\n      attempts_after_event: [0, 1m, PT6M, 36m]\n",
       "d.yaml", ".");
@@ -157,8 +157,8 @@ TEST(Duration, ScenarioFilesTakeTheGrammarAndNameTheLine) {
   EXPECT_EQ(*sc.steps[2].attemptOffsets, (json{0, kMinute, 6 * kMinute, 36 * kMinute}));
   auto error_of = [](const std::string& text) {
     try {
-      sim::ParseScenarioText(text, "d.yaml", ".");
-    } catch (const sim::ScenarioParseError& e) {
+      scenario::ParseScenarioText(text, "d.yaml", ".");
+    } catch (const scenario::ScenarioParseError& e) {
       return std::string(e.what());
     }
     return std::string();

@@ -2,10 +2,11 @@
 // and the two places that run it: the test server on teardown, the scenario runner at the end.
 #include <filesystem>
 
-#include "app/scenario_command.hpp"
-#include "sim/event_check.hpp"
-#include "sim/scenario_parse.hpp"
-#include "sim/scenario_run.hpp"
+#include "api/control/scenarios.hpp"
+#include "cli/scenario_command.hpp"
+#include "schema/event_check.hpp"
+#include "scenario/parse.hpp"
+#include "scenario/run.hpp"
 #include "tests/test_server.hpp"
 
 namespace emsim::testing {
@@ -24,19 +25,19 @@ TEST(EventCheck, NamesTheEventAndTheFieldThatDoesNotFit) {
   server.AllowInvalidEvent(bad_id);  // this test looks at the check itself
 
   const auto events = server.Get("/_sim/events", "");
-  const auto problems = sim::EventListProblems(server.svc().schemas, events.body);
+  const auto problems = schema::EventListProblems(server.svc().schemas, events.body);
   ASSERT_EQ(problems.size(), 1u) << ::testing::PrintToString(problems);
   EXPECT_EQ(problems[0].rfind("events[1] " + bad_id + " domain.updated: schema events/domain.updated: "
                               "/data/previousState/status ", 0), 0u)
       << problems[0];
   // The listing's accountId is emsim's bookkeeping, not part of the envelope a receiver gets.
-  EXPECT_TRUE(sim::EventSchemaProblems(server.svc().schemas, events.body["events"][0]).empty());
+  EXPECT_TRUE(schema::EventSchemaProblems(server.svc().schemas, events.body["events"][0]).empty());
   // No schema for a type is a problem too, and so is something that is not an event.
   json odd = events.body["events"][0];
   odd["type"] = "domain.deleted";
-  EXPECT_EQ(sim::EventSchemaProblems(server.svc().schemas, odd),
+  EXPECT_EQ(schema::EventSchemaProblems(server.svc().schemas, odd),
             std::vector<std::string>{"no schema events/domain.deleted.json for this event type"});
-  EXPECT_EQ(sim::EventSchemaProblems(server.svc().schemas, json::array()).size(), 1u);
+  EXPECT_EQ(schema::EventSchemaProblems(server.svc().schemas, json::array()).size(), 1u);
 }
 
 TEST(EventCheck, ATriggeredEventOfAnObjectAsItIsFitsItsSchema) {
@@ -61,10 +62,10 @@ TEST(EventCheck, ATriggeredEventOfAnObjectAsItIsFitsItsSchema) {
   // ...and the teardown check of this server finds them all valid.
 }
 
-sim::ScenarioReport RunYaml(TestServer& server, const std::string& yaml) {
-  const fs::path fixtures = fs::path(app::DefaultFixturePath()).parent_path();
-  sim::Scenario sc = sim::ParseScenarioText(yaml, "e.yaml", fixtures.string());
-  return sim::RunScenario(sc, app::ScenarioOptionsFor(server.svc()));
+scenario::ScenarioReport RunYaml(TestServer& server, const std::string& yaml) {
+  const fs::path fixtures = fs::path(cli::DefaultFixturePath()).parent_path();
+  scenario::Scenario sc = scenario::ParseScenarioText(yaml, "e.yaml", fixtures.string());
+  return scenario::RunScenario(sc, api::ScenarioOptionsFor(server.svc()));
 }
 
 TEST(EventCheck, AScenarioFailsWhenAnEventItCausedDoesNotFit) {
@@ -75,7 +76,7 @@ steps:
   - trigger: {type: domain.updated, as: alice, objectId: dom_nw_01}
   - expect_events: {type: domain.updated, count: 1}
 )");
-  EXPECT_TRUE(good.ok()) << sim::FormatReportText(good);
+  EXPECT_TRUE(good.ok()) << scenario::FormatReportText(good);
   EXPECT_EQ(good.steps.size(), 2u) << "no extra report line when every event fits";
 
   // The same trigger with a payload broken on purpose; no step looks at the events, the end of
@@ -85,20 +86,20 @@ name: broken trigger
 steps:
   - trigger: {type: mailbox.updated, as: alice, data: {mailboxDetails: 42}}
 )");
-  ASSERT_FALSE(bad.ok()) << sim::FormatReportText(bad);
+  ASSERT_FALSE(bad.ok()) << scenario::FormatReportText(bad);
   EXPECT_EQ(bad.passed, 1);
   EXPECT_EQ(bad.failed, 1);
   ASSERT_EQ(bad.steps.size(), 2u);
-  const sim::StepReport& last = bad.steps.back();
+  const scenario::StepReport& last = bad.steps.back();
   EXPECT_EQ(last.label, "events");
-  EXPECT_EQ(last.outcome, sim::StepOutcome::kFailed);
+  EXPECT_EQ(last.outcome, scenario::StepOutcome::kFailed);
   ASSERT_EQ(last.problems.size(), 1u);
   EXPECT_NE(last.problems[0].find("mailbox.updated: schema events/mailbox.updated: /data/mailboxDetails"), std::string::npos)
       << last.problems[0];
-  const std::string text = sim::FormatReportText(bad);
+  const std::string text = scenario::FormatReportText(bad);
   EXPECT_NE(text.find("  FAIL events every event in GET /_sim/events fits schemas/events/<type>.json"), std::string::npos)
       << text;
-  EXPECT_NE(sim::FormatJUnit({bad}).find("<testcase name=\"events: every event fits its schema\""), std::string::npos);
+  EXPECT_NE(scenario::FormatJUnit({bad}).find("<testcase name=\"events: every event fits its schema\""), std::string::npos);
   // The scenario's reset put the world back; this server's own teardown check sees no event.
   EXPECT_EQ(server.Post("/_sim/reset", json::object(), "").status, 200);
 }

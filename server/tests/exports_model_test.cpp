@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "model/exports.hpp"
-#include "model/messages.hpp"
+#include "core/messages.hpp"
 
 namespace emsim::model {
 namespace {

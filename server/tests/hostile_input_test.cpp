@@ -13,14 +13,14 @@
 
 #include <gtest/gtest.h>
 
-#include "app/app.hpp"
-#include "http/router.hpp"
-#include "model/json_limits.hpp"
-#include "model/messages.hpp"
-#include "sim/fixtures.hpp"
-#include "sim/scenario_match.hpp"
-#include "sim/scenario_parse.hpp"
-#include "sim/yaml_doc.hpp"
+#include "cli/app.hpp"
+#include "app/router.hpp"
+#include "core/json_limits.hpp"
+#include "core/messages.hpp"
+#include "fixture/fixtures.hpp"
+#include "scenario/match.hpp"
+#include "scenario/parse.hpp"
+#include "fixture/yaml_doc.hpp"
 #include "test_server.hpp"
 
 namespace emsim {
@@ -320,11 +320,11 @@ TEST(HostileRequests, AJournalEntryCutInsideACharacterStillLists) {
 
 TEST(HostileRequests, AnExceptionIsA500WhoseErrorIdTheLogCarries) {
   TestServer server;
-  static const std::vector<http::Route> routes = {
-      {"GET", "/v1/workspace/list", "workspaces.list", http::Access::kWorkspace,
-       [](http::Ctx&) -> http::Reply { throw std::runtime_error("boom \xff"); }},
+  static const std::vector<app::Route> routes = {
+      {"GET", "/v1/workspace/list", "workspaces.list", app::Access::kWorkspace,
+       [](app::Ctx&) -> app::Reply { throw std::runtime_error("boom \xff"); }},
   };
-  http::Router router(server.svc(), routes);
+  app::Router router(server.svc(), routes);
   ::testing::internal::CaptureStderr();
   const http::Response res = router.Handle(http::RawRequest{"GET", "/v1/workspace/list", "", {{"x-auth-service", kAliceKey}}, {}});
   const std::string log = ::testing::internal::GetCapturedStderr();
@@ -448,68 +448,68 @@ std::string AliasBomb(const std::string& key) {
 
 TEST(HostileScenarios, AnAliasBombIsRefusedNotExpanded) {
   try {
-    sim::ParseScenarioText("name: bomb\nvars:\n  x: *i\n" + AliasBomb("anchors") + "steps: []\n", "bomb.yaml", ".");
+    scenario::ParseScenarioText("name: bomb\nvars:\n  x: *i\n" + AliasBomb("anchors") + "steps: []\n", "bomb.yaml", ".");
     ADD_FAILURE() << "the alias bomb parsed";
-  } catch (const sim::ScenarioParseError& e) {
+  } catch (const scenario::ScenarioParseError& e) {
     // Either the budget or an earlier rule stops it; what matters is that it stops.
     SUCCEED() << e.what();
   }
   const std::string bomb = "name: bomb\n" + AliasBomb("vars") + "steps:\n  - set: {y: 1}\n";
-  EXPECT_THROW(sim::ParseScenarioText(bomb, "bomb.yaml", "."), sim::ScenarioParseError);
+  EXPECT_THROW(scenario::ParseScenarioText(bomb, "bomb.yaml", "."), scenario::ScenarioParseError);
   try {
-    sim::ParseScenarioText(bomb, "bomb.yaml", ".");
-  } catch (const sim::ScenarioParseError& e) {
+    scenario::ParseScenarioText(bomb, "bomb.yaml", ".");
+  } catch (const scenario::ScenarioParseError& e) {
     EXPECT_NE(std::string(e.what()).find("alias"), std::string::npos) << e.what();
   }
   try {
-    sim::yaml::Document::Parse(AliasBomb("accounts"));
+    fixture::yaml::Document::Parse(AliasBomb("accounts"));
     ADD_FAILURE() << "the alias bomb parsed";
-  } catch (const sim::yaml::ParseError& e) {
+  } catch (const fixture::yaml::ParseError& e) {
     EXPECT_NE(std::string(e.what()).find("alias"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(sim::LoadFixtureText(AliasBomb("accounts"), "bomb.yaml", 1), std::exception);
+  EXPECT_THROW(fixture::LoadFixtureText(AliasBomb("accounts"), "bomb.yaml", 1), std::exception);
 }
 
 TEST(HostileScenarios, LongScalarsParseWithoutARegex) {
   const std::string digits(200000, '7');
   const std::string word(200000, 'w');
-  const sim::Scenario sc = sim::ParseScenarioText("name: long\nvars:\n  n: " + digits + "\n  w: " + word +
+  const scenario::Scenario sc = scenario::ParseScenarioText("name: long\nvars:\n  n: " + digits + "\n  w: " + word +
                                                       "\n  f: 1." + digits + "\nsteps:\n  - GET: /_sim/health\n",
                                                   "long.yaml", ".");
   EXPECT_EQ(sc.header.vars.at("n"), digits);  // past int64: kept as text
   EXPECT_EQ(sc.header.vars.at("w"), word);
   EXPECT_TRUE(sc.header.vars.at("f").is_number_float());
-  EXPECT_THROW(sim::ParseScenarioText("name: big\nvars:\n  x: 1e400\nsteps:\n  - GET: /_sim/health\n", "b.yaml", "."),
-               sim::ScenarioParseError);
+  EXPECT_THROW(scenario::ParseScenarioText("name: big\nvars:\n  x: 1e400\nsteps:\n  - GET: /_sim/health\n", "b.yaml", "."),
+               scenario::ScenarioParseError);
   // A long ${name}: checked by hand, not by std::regex.
-  EXPECT_THROW(sim::ParseScenarioText("name: v\nsteps:\n  - GET: /_sim/health\n    expect: {body: {status: \"${" + word +
+  EXPECT_THROW(scenario::ParseScenarioText("name: v\nsteps:\n  - GET: /_sim/health\n    expect: {body: {status: \"${" + word +
                                           "}\"}}\n",
                                       "v.yaml", "."),
-               sim::ScenarioParseError);
+               scenario::ScenarioParseError);
   // A deep value: refused with a message, not a stack overflow.
   std::string deep = "name: deep\nvars:\n  x: ";
   deep += std::string(200, '[') + std::string(200, ']') + "\nsteps:\n  - GET: /_sim/health\n";
-  EXPECT_THROW(sim::ParseScenarioText(deep, "d.yaml", "."), sim::ScenarioParseError);
+  EXPECT_THROW(scenario::ParseScenarioText(deep, "d.yaml", "."), scenario::ScenarioParseError);
 }
 
 TEST(HostileScenarios, MatcherRegexesAreBoundedOnBothSides) {
   const json regex = {{"$regex", "^a.*b$"}};
-  EXPECT_TRUE(sim::MatchJson(regex, std::string(10000, 'a') + "b").empty());  // an export's CSV fits
-  const auto long_text = sim::MatchJson(regex, std::string(200000, 'a') + "b");
+  EXPECT_TRUE(scenario::MatchJson(regex, std::string(10000, 'a') + "b").empty());  // an export's CSV fits
+  const auto long_text = scenario::MatchJson(regex, std::string(200000, 'a') + "b");
   ASSERT_EQ(long_text.size(), 1u);
-  EXPECT_NE(sim::FormatMismatches(long_text, "").find("too long"), std::string::npos);
-  const auto long_format = sim::MatchJson({{"$match", "uuid"}}, std::string(200000, 'a'));
+  EXPECT_NE(scenario::FormatMismatches(long_text, "").find("too long"), std::string::npos);
+  const auto long_format = scenario::MatchJson({{"$match", "uuid"}}, std::string(200000, 'a'));
   EXPECT_EQ(long_format.size(), 1u);
-  EXPECT_TRUE(sim::CheckMatcherTree({{"$regex", std::string(1000, 'a')}}).has_value());
-  EXPECT_FALSE(sim::CheckMatcherTree({{"$regex", "^ok$"}}).has_value());
+  EXPECT_TRUE(scenario::CheckMatcherTree({{"$regex", std::string(1000, 'a')}}).has_value());
+  EXPECT_FALSE(scenario::CheckMatcherTree({{"$regex", "^ok$"}}).has_value());
   // Numeric text is read by hand, whatever its length.
-  EXPECT_TRUE(sim::MatchJson({{"$gte", 1}}, "12.50").empty());
-  EXPECT_EQ(sim::MatchJson({{"$gte", 1}}, std::string(200000, '9')).size(), 1u);
+  EXPECT_TRUE(scenario::MatchJson({{"$gte", 1}}, "12.50").empty());
+  EXPECT_EQ(scenario::MatchJson({{"$gte", 1}}, std::string(200000, '9')).size(), 1u);
 }
 
 TEST(HostileScenarios, FixtureReferencesStayInsideTheScenarioFolder) {
   TempDir dir;
-  std::ifstream in(std::filesystem::path(app::DefaultFixturePath()));
+  std::ifstream in(std::filesystem::path(cli::DefaultFixturePath()));
   std::stringstream fixture;
   fixture << in.rdbuf();
   dir.Write("mine.yaml", fixture.str());
@@ -517,7 +517,7 @@ TEST(HostileScenarios, FixtureReferencesStayInsideTheScenarioFolder) {
   std::filesystem::create_symlink("/etc/passwd", dir.path / "out.yaml");
   std::filesystem::create_symlink("/dev/zero", dir.path / "zero.yaml");
   const auto parse = [&](const std::string& ref) {
-    return sim::ParseScenarioText("name: f\nfixtures: " + std::string(ref) + "\nsteps:\n  - GET: /_sim/health\n", "f.yaml",
+    return scenario::ParseScenarioText("name: f\nfixtures: " + std::string(ref) + "\nsteps:\n  - GET: /_sim/health\n", "f.yaml",
                                   dir.path.string());
   };
   EXPECT_EQ(parse("mine.yaml").header.fixtures, std::filesystem::canonical(dir.path / "mine.yaml").string());
@@ -526,12 +526,12 @@ TEST(HostileScenarios, FixtureReferencesStayInsideTheScenarioFolder) {
     try {
       parse(ref);
       ADD_FAILURE() << ref << " was accepted";
-    } catch (const sim::ScenarioParseError& e) {
+    } catch (const scenario::ScenarioParseError& e) {
       EXPECT_NE(std::string(e.what()).find("fixtures:"), std::string::npos) << e.what();
     }
   }
   // Loading a fixture checks the opened file too: a device is refused, not read for ever.
-  EXPECT_THROW(sim::LoadFixtureFile("/dev/zero", 1), sim::FixtureError);
+  EXPECT_THROW(fixture::LoadFixtureFile("/dev/zero", 1), fixture::FixtureError);
 }
 
 TEST(HostileScenarios, OverHttpAFixtureOutsideTheFolderIsA400) {
@@ -551,15 +551,15 @@ TEST(HostileScenarios, OverHttpAFixtureOutsideTheFolderIsA400) {
 }
 
 TEST(HostileFixtures, TimesOutsideTheYearsAndHugeTimingsAreRefused) {
-  std::ifstream in(std::filesystem::path(app::DefaultFixturePath()));
+  std::ifstream in(std::filesystem::path(cli::DefaultFixturePath()));
   std::stringstream text;
   text << in.rdbuf();
   const std::string fixture = text.str();
-  EXPECT_NO_THROW(sim::LoadFixtureText(fixture, "default.yaml", 1));
+  EXPECT_NO_THROW(fixture::LoadFixtureText(fixture, "default.yaml", 1));
   const std::string far = std::regex_replace(fixture, std::regex("start: \"[^\"]*\""), "start: \"10000-01-01T00:00:00.000Z\"", std::regex_constants::format_first_only);
   ASSERT_NE(far, fixture) << "the default fixture has a clock start";
-  EXPECT_THROW(sim::LoadFixtureText(far, "far.yaml", 1), sim::FixtureError);
-  EXPECT_THROW(sim::LoadFixtureText("timings:\n  dmarcSeconds: 9223372036854775807\n", "t.yaml", 1), sim::FixtureError);
+  EXPECT_THROW(fixture::LoadFixtureText(far, "far.yaml", 1), fixture::FixtureError);
+  EXPECT_THROW(fixture::LoadFixtureText("timings:\n  dmarcSeconds: 9223372036854775807\n", "t.yaml", 1), fixture::FixtureError);
 }
 
 }  // namespace

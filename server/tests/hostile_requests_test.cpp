@@ -23,8 +23,9 @@
 #include <string>
 #include <vector>
 
-#include "http/route_table.hpp"
-#include "http/router.hpp"
+#include "api/routes.hpp"
+#include "app/route.hpp"
+#include "app/router.hpp"
 #include "test_server.hpp"
 
 namespace emsim::testing {
@@ -57,7 +58,7 @@ std::string Lower(std::string s) {
 // The route's pattern with every ":param" replaced.
 std::string Concrete(const std::string& pattern, const std::string& id) {
   std::string out;
-  for (const auto& seg : http::SplitPath(pattern)) out += "/" + (seg[0] == ':' ? id : seg);
+  for (const auto& seg : app::SplitPath(pattern)) out += "/" + (seg[0] == ':' ? id : seg);
   return out;
 }
 
@@ -130,8 +131,8 @@ class Generator {
 
   std::vector<Case> All() {
     std::set<std::string> patterns;
-    for (const auto& r : http::Routes()) patterns.insert(r.pattern);
-    for (const auto& r : http::Routes()) ForRoute(r);
+    for (const auto& r : api::Routes()) patterns.insert(r.pattern);
+    for (const auto& r : api::Routes()) ForRoute(r);
     for (const auto& p : patterns) ForPath(p);
     return Take();
   }
@@ -199,7 +200,7 @@ class Generator {
   void ForPath(const std::string& pattern) {
     std::set<std::string> served;
     std::string op;
-    for (const auto& r : http::Routes())
+    for (const auto& r : api::Routes())
       if (pattern == r.pattern) {
         served.insert(r.method);
         if (op.empty()) op = r.operationId;
@@ -212,10 +213,10 @@ class Generator {
     }
   }
 
-  void ForRoute(const http::Route& r) {
+  void ForRoute(const app::Route& r) {
     const std::string op = r.operationId;
     const bool is_get = std::string(r.method) == "GET";
-    const bool is_public = r.access != http::Access::kControl;
+    const bool is_public = r.access != app::Access::kControl;
     const bool has_param = std::string(r.pattern).find(':') != std::string::npos;
     const json& schema = schemas_.Resolved("requests/" + op);
     const json props = Field(schema, "properties", json::object());
@@ -267,7 +268,7 @@ class Generator {
       Case provider_utf8 = base("header", "x-service-provider with bad UTF-8", body);
       provider_utf8.headers.emplace("x-service-provider", "GOOGLE\xc3\x28");
       Add(std::move(provider_utf8));
-      if (r.access == http::Access::kWorkspace) {
+      if (r.access == app::Access::kWorkspace) {
         for (const auto& [what, value] : std::vector<std::pair<std::string, std::string>>{
                  {"unknown x-workspace-key", "ws_does_not_exist"},
                  {"x-workspace-key with bad UTF-8", "ws_\xff\xfe"},
@@ -302,15 +303,15 @@ class Generator {
     if (is_get) return;  // httplib reads no body of a GET: the rest is about bodies
 
     // ---- content type ---------------------------------------------------------------------------
-    const std::string some_body = r.body == http::BodyFormat::kYaml ? "name: x\n" : "{}";
+    const std::string some_body = r.body == app::BodyFormat::kYaml ? "name: x\n" : "{}";
     for (const std::string ct : {"text/plain", "application/xml", "application/jsonx", "multipart/form-data; boundary=x",
                                  "application/x-www-form-urlencoded", "json", "application/json\xff"}) {
-      if (r.body == http::BodyFormat::kYaml && ct == "application/json") continue;
+      if (r.body == app::BodyFormat::kYaml && ct == "application/json") continue;
       Add(base("content-type", ct, some_body, ct));
     }
     Add(base("content-type", "none", some_body, ""));
 
-    if (r.body == http::BodyFormat::kYaml) {
+    if (r.body == app::BodyFormat::kYaml) {
       YamlCases(base);
       return;
     }
@@ -593,7 +594,7 @@ TEST(HostileRequests, EveryRouteRefusesMalformedInputWithoutCrashingOrChangingSt
 
   // Every route of the table is aimed at.
   std::map<std::string, int> per_route;
-  for (const auto& r : http::Routes()) per_route[r.operationId] = 0;
+  for (const auto& r : api::Routes()) per_route[r.operationId] = 0;
 
   // The dump after each request is compared as text, not parsed (it is ~170 KB, ~2k times).
   httplib::Client state_client("127.0.0.1", server.port());

@@ -7,9 +7,10 @@
 #include <regex>
 #include <set>
 
-#include "http/router.hpp"
+#include "api/routes.hpp"
+#include "app/router.hpp"
 #include "http/server.hpp"
-#include "model/messages.hpp"
+#include "core/messages.hpp"
 #include "tests/test_server.hpp"
 
 namespace emsim::testing {
@@ -205,11 +206,11 @@ TEST(Pipeline, EachSchemaFailureNamesItsParam) {
 
 TEST(Pipeline, UnexpectedExceptionIs500AndTheServerKeepsServing) {
   TestServer server;
-  static const std::vector<http::Route> routes = {
-      {"GET", "/v1/workspace/list", "workspaces.list", http::Access::kWorkspace,
-       [](http::Ctx&) -> http::Reply { throw std::runtime_error("boom"); }},
+  static const std::vector<app::Route> routes = {
+      {"GET", "/v1/workspace/list", "workspaces.list", app::Access::kWorkspace,
+       [](app::Ctx&) -> app::Reply { throw std::runtime_error("boom"); }},
   };
-  http::Router router(server.svc(), routes);
+  app::Router router(server.svc(), routes);
   http::RawRequest raw{"GET", "/v1/workspace/list", "", {{"x-auth-service", kAliceKey}}, {}};
   auto res = router.Handle(raw);
   EXPECT_EQ(res.status, 500);
@@ -226,15 +227,15 @@ TEST(Pipeline, UnexpectedExceptionIs500AndTheServerKeepsServing) {
 // method no route of the path has is a 405 (path known), other spellings are scanned.
 TEST(Pipeline, RouteLookupAnswersAsTheScanOfEveryRoute) {
   TestServer server;
-  static const std::vector<http::Route> routes = {
-      {"GET", "/v1/things/:id", "workspaces.list", http::Access::kWorkspace,
-       [](http::Ctx&) -> http::Reply { return http::Json(json::object()); }},
-      {"GET", "/v1/things/list", "domains.list", http::Access::kWorkspace,
-       [](http::Ctx&) -> http::Reply { return http::Json(json::object()); }},
-      {"POST", "/v1/things/list", "mailboxes.list", http::Access::kWorkspace,
-       [](http::Ctx&) -> http::Reply { return http::Json(json::object()); }},
+  static const std::vector<app::Route> routes = {
+      {"GET", "/v1/things/:id", "workspaces.list", app::Access::kWorkspace,
+       [](app::Ctx&) -> app::Reply { return app::Json(json::object()); }},
+      {"GET", "/v1/things/list", "domains.list", app::Access::kWorkspace,
+       [](app::Ctx&) -> app::Reply { return app::Json(json::object()); }},
+      {"POST", "/v1/things/list", "mailboxes.list", app::Access::kWorkspace,
+       [](app::Ctx&) -> app::Reply { return app::Json(json::object()); }},
   };
-  http::Router router(server.svc(), routes);
+  app::Router router(server.svc(), routes);
   auto get = router.Find("GET", "/v1/things/list");
   ASSERT_EQ(get.route, &routes[0]) << "the first route in the table that matches, as before";
   EXPECT_EQ(get.params.at("id"), "list");
@@ -254,12 +255,12 @@ TEST(Pipeline, RouteLookupAnswersAsTheScanOfEveryRoute) {
   EXPECT_EQ(none.route, nullptr);
   EXPECT_FALSE(none.pathKnown);
   // Every route of the real table is found by its own pattern and method.
-  http::Router real(server.svc());
-  for (const auto& r : http::Routes()) {
+  app::Router real(server.svc(), api::Routes());
+  for (const auto& r : api::Routes()) {
     auto m = real.Find(r.method, r.pattern);
     ASSERT_NE(m.route, nullptr) << r.method << " " << r.pattern;
     EXPECT_EQ(std::string(m.route->method), r.method);
-    EXPECT_EQ(http::SplitPath(m.route->pattern).size(), http::SplitPath(r.pattern).size()) << r.pattern;
+    EXPECT_EQ(app::SplitPath(m.route->pattern).size(), app::SplitPath(r.pattern).size()) << r.pattern;
   }
 }
 
@@ -335,9 +336,9 @@ TEST(Pipeline, GetsAnsweredBeforeHttplibRoutingKeepEveryBehaviour) {
 // decides a pass.
 TEST(Pipeline, AServerStoppedBeforeItServesEnds) {
   TestServer server;
-  http::Router router(server.svc());
+  app::Router router(server.svc(), api::Routes());
   {
-    http::HttpServer early(server.svc(), router);
+    http::HttpServer early(http::ServerOptions{}, router);
     early.Bind("127.0.0.1", 0);
     early.Stop();  // before Serve() is even called
     auto served = std::async(std::launch::async, [&] { early.Serve(); });
@@ -345,7 +346,7 @@ TEST(Pipeline, AServerStoppedBeforeItServesEnds) {
   }
   // Stop racing the serving thread's start, at every point of it.
   for (int i = 0; i < 50; ++i) {
-    http::HttpServer racing(server.svc(), router);
+    http::HttpServer racing(http::ServerOptions{}, router);
     racing.Bind("127.0.0.1", 0);
     auto served = std::async(std::launch::async, [&] { racing.Serve(); });
     racing.Stop();
@@ -374,14 +375,14 @@ TEST(Startup, RefusesARouteWithoutItsSchema) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / "emsim-missing-schema";
   fs::remove_all(dir);
-  fs::copy(app::DefaultSchemasDir(), dir, fs::copy_options::recursive);
+  fs::copy(cli::DefaultSchemasDir(), dir, fs::copy_options::recursive);
   fs::remove(dir / "requests" / "domains.list.json");
   app::Options o;
   o.schemasDir = dir.string();
   try {
-    app::App a(o);
+    cli::App a(o);
     ADD_FAILURE() << "started without a schema";
-  } catch (const app::StartupError& e) {
+  } catch (const cli::StartupError& e) {
     EXPECT_NE(std::string(e.what()).find("domains.list"), std::string::npos) << e.what();
   }
   fs::remove_all(dir);
@@ -394,9 +395,9 @@ TEST(Startup, RefusesAMalformedFixtureNamingFileAndLine) {
   app::Options o;
   o.fixtures = file.string();
   try {
-    app::App a(o);
+    cli::App a(o);
     ADD_FAILURE() << "started with a bad fixture";
-  } catch (const app::StartupError& e) {
+  } catch (const cli::StartupError& e) {
     EXPECT_EQ(std::string(e.what()), "fixture: " + file.string() + ":5: accounts[0].workspaces: must be a non-empty list");
   }
   fs::remove(file);

@@ -6,26 +6,26 @@
 
 #include <gtest/gtest.h>
 
-#include "app/app.hpp"
+#include "cli/app.hpp"
 #include "model/domains.hpp"
 #include "model/mailboxes.hpp"
-#include "model/store.hpp"
+#include "runtime/store.hpp"
 #include "model/webhooks.hpp"
 #include "model/workspaces.hpp"
-#include "sim/fixture_gen.hpp"
-#include "sim/fixtures.hpp"
-#include "sim/journal.hpp"
+#include "fixture/fixture_gen.hpp"
+#include "fixture/fixtures.hpp"
+#include "runtime/journal.hpp"
 #include "tests/test_server.hpp"
 
 namespace emsim {
 namespace {
 
-model::State DefaultState() { return sim::LoadFixtureFile(app::DefaultFixturePath(), 1).state; }
+model::State DefaultState() { return fixture::LoadFixtureFile(cli::DefaultFixturePath(), 1).state; }
 
-model::State Generated(const sim::GenerateOptions& o) {
+model::State Generated(const fixture::GenerateOptions& o) {
   std::ostringstream text;
-  sim::WriteGeneratedFixture(text, o, false);
-  return sim::LoadFixtureText(text.str(), "generated.yaml", 1).state;
+  fixture::WriteGeneratedFixture(text, o, false);
+  return fixture::LoadFixtureText(text.str(), "generated.yaml", 1).state;
 }
 
 model::Mailbox NewMailbox(const model::State& s, const std::string& id, const std::string& domain_id,
@@ -101,7 +101,7 @@ TEST(StateIndexes, RebuiltByStateLoadAndCarriedByStoreResetAndLoad) {
   EXPECT_EQ(loaded.domainsByWorkspace, s.domainsByWorkspace);
   EXPECT_EQ(loaded.activeMailboxesByWorkspace["ws_lumen"], s.activeMailboxesByWorkspace["ws_lumen"]);
 
-  model::Store store(DefaultState());
+  runtime::Store store(DefaultState());
   const auto base = store.Read([](const model::State& st) { return st.mailboxesByWorkspace.at("ws_lumen").size(); });
   store.Write([&](model::State& st) { st.AddMailbox(NewMailbox(st, "mbx_w", st.domainsByWorkspace["ws_lumen"].front(), "ACTIVE")); });
   EXPECT_EQ(store.Read([](const model::State& st) { return st.mailboxesByWorkspace.at("ws_lumen").size(); }), base + 1);
@@ -145,7 +145,7 @@ TEST(StateIndexes, WebhookEndpointsByPathFollowCreateUrlChangeAndLoad) {
 
 // The indexed lists answer exactly what a scan of the whole state answers.
 TEST(StateIndexes, ListsMatchAFullScan) {
-  sim::GenerateOptions o;
+  fixture::GenerateOptions o;
   o.mailboxes = 137;
   o.accounts = 2;
   o.mailboxesPerDomain = 3;
@@ -196,46 +196,46 @@ TEST(StateIndexes, ListsMatchAFullScan) {
 }
 
 TEST(FixtureGenerate, TheGenerateMappingAndTheExpandedYamlGiveTheSameState) {
-  sim::GenerateOptions o;
+  fixture::GenerateOptions o;
   o.mailboxes = 23;
   o.accounts = 3;
   o.mailboxesPerDomain = 4;
   o.emailsPerMailbox = 2;
   std::ostringstream compact, expanded;
-  sim::WriteGeneratedFixture(compact, o, false);
-  sim::WriteGeneratedFixture(expanded, o, true);
+  fixture::WriteGeneratedFixture(compact, o, false);
+  fixture::WriteGeneratedFixture(expanded, o, true);
   EXPECT_NE(compact.str().find("generate:"), std::string::npos);
   EXPECT_EQ(expanded.str().find("generate:"), std::string::npos);
-  const model::State a = sim::LoadFixtureText(compact.str(), "compact.yaml", 1).state;
-  const model::State b = sim::LoadFixtureText(expanded.str(), "expanded.yaml", 1).state;
+  const model::State a = fixture::LoadFixtureText(compact.str(), "compact.yaml", 1).state;
+  const model::State b = fixture::LoadFixtureText(expanded.str(), "expanded.yaml", 1).state;
   EXPECT_EQ(model::DumpState(a), model::DumpState(b));
   EXPECT_EQ(a.accounts.size(), 3u);
   EXPECT_EQ(a.mailboxes.size(), 23u);
   EXPECT_EQ(a.emails.size(), 46u);
   EXPECT_EQ(a.domains.size(), 2u + 2u + 2u);  // 8, 8, 7 mailboxes at 4 a domain
-  EXPECT_EQ(a.accountByApiKey.at(sim::GeneratedApiKey(3)), "acc_gen_00003");
+  EXPECT_EQ(a.accountByApiKey.at(fixture::GeneratedApiKey(3)), "acc_gen_00003");
   EXPECT_EQ(model::IndexProblems(a), "");
 }
 
 TEST(FixtureGenerate, BadOptionsAndCollisionsAreFixtureErrors) {
   const std::string head = "version: 1\nclock: { start: \"2026-01-01T09:00:00.000Z\" }\n";
   try {
-    sim::LoadFixtureText(head + "generate: { mailboxes: -5 }\n", "bad.yaml", 1);
+    fixture::LoadFixtureText(head + "generate: { mailboxes: -5 }\n", "bad.yaml", 1);
     FAIL() << "accepted a negative mailbox count";
-  } catch (const sim::FixtureError& e) {
+  } catch (const fixture::FixtureError& e) {
     EXPECT_NE(std::string(e.what()).find("generate.mailboxes"), std::string::npos) << e.what();
   }
   try {
-    sim::LoadFixtureText(head + "generate: { mailboxes: 1, colour: blue }\n", "bad.yaml", 1);
+    fixture::LoadFixtureText(head + "generate: { mailboxes: 1, colour: blue }\n", "bad.yaml", 1);
     FAIL() << "accepted an unknown key";
-  } catch (const sim::FixtureError& e) {
+  } catch (const fixture::FixtureError& e) {
     EXPECT_NE(std::string(e.what()).find("generate.colour"), std::string::npos) << e.what();
   }
   // An account of the file with a generated account's API key.
   std::ostringstream text;
   text << head << "accounts:\n  - id: acc_x\n    apiKey: emsim_gen_00001\n    user: { id: u, email: e }\n"
        << "    workspaces: [{ id: ws_x, name: X, default: true }]\ngenerate: { mailboxes: 1 }\n";
-  EXPECT_THROW(sim::LoadFixtureText(text.str(), "clash.yaml", 1), sim::FixtureError);
+  EXPECT_THROW(fixture::LoadFixtureText(text.str(), "clash.yaml", 1), fixture::FixtureError);
 }
 
 TEST(FormatIso, DigitsByHandMatchTheSpecForm) {
@@ -302,8 +302,8 @@ TEST(Journal, ListsEveryFieldOfARequest) {
 }
 
 
-sim::JournalEntry Entry(const std::string& id) {
-  sim::JournalEntry e;
+runtime::JournalEntry Entry(const std::string& id) {
+  runtime::JournalEntry e;
   e.id = id;
   e.method = "GET";
   e.path = "/t";
@@ -316,7 +316,7 @@ sim::JournalEntry Entry(const std::string& id) {
 // capacity is not a multiple of the stripe count and the rings have wrapped.
 TEST(Journal, KeepsTheNewestEntriesInOrderAcrossStripes) {
   for (size_t capacity : {1u, 5u, 300u, 1000u}) {
-    sim::Journal journal(capacity);
+    runtime::Journal journal(capacity);
     const size_t added = capacity * 3 + 7;
     for (size_t i = 0; i < added; ++i) journal.Add(Entry("r" + std::to_string(i)));
     EXPECT_EQ(journal.size(), capacity);
@@ -337,7 +337,7 @@ TEST(Journal, KeepsTheNewestEntriesInOrderAcrossStripes) {
 // each thread's entries are listed in the order that thread added them.
 TEST(Journal, ConcurrentAddsLoseNothing) {
   constexpr int kThreads = 8, kEach = 500;
-  sim::Journal journal(kThreads * kEach);
+  runtime::Journal journal(kThreads * kEach);
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&journal, t] {

@@ -9,7 +9,7 @@
 #include <limits>
 #include <random>
 
-#include "api/json_out.hpp"
+#include "core/json_out.hpp"
 
 namespace emsim {
 namespace {
@@ -34,8 +34,8 @@ Outcome Capture(F&& f) {
   }
 }
 Outcome ByNlohmann(const json& v) { return Capture([&] { return v.dump(); }); }
-Outcome ByDumpJson(const json& v) { return Capture([&] { return api::DumpJson(v); }); }
-Outcome ByJsonOutValue(const json& v) { return Capture([&] { return api::JsonOut().Value(v).str(); }); }
+Outcome ByDumpJson(const json& v) { return Capture([&] { return core::DumpJson(v); }); }
+Outcome ByJsonOutValue(const json& v) { return Capture([&] { return core::JsonOut().Value(v).str(); }); }
 
 std::string Printable(const std::string& s) {
   std::string out;
@@ -177,14 +177,14 @@ TEST(DumpJson, RandomStringsAsValuesAndKeys) {
 // Cases by name
 
 TEST(DumpJson, EveryEscapeAsNlohmannWritesIt) {
-  EXPECT_EQ(api::DumpJson("\b\t\n\f\r\"\\"), R"("\b\t\n\f\r\"\\")");
-  EXPECT_EQ(api::DumpJson(std::string("\x00\x01\x1f", 3)), R"("\u0000\u0001\u001f")");  // lower-case hex
-  EXPECT_EQ(api::DumpJson("\x7f/"), "\"\x7f/\"");                                        // DEL and '/' unescaped
+  EXPECT_EQ(core::DumpJson("\b\t\n\f\r\"\\"), R"("\b\t\n\f\r\"\\")");
+  EXPECT_EQ(core::DumpJson(std::string("\x00\x01\x1f", 3)), R"("\u0000\u0001\u001f")");  // lower-case hex
+  EXPECT_EQ(core::DumpJson("\x7f/"), "\"\x7f/\"");                                        // DEL and '/' unescaped
   for (int c = 0; c < 0x80; ++c) {
     const std::string s = "ab" + std::string(1, static_cast<char>(c)) + "cdefghijkl";
-    EXPECT_EQ(api::DumpJson(json(s)), json(s).dump()) << c;
+    EXPECT_EQ(core::DumpJson(json(s)), json(s).dump()) << c;
     const json keyed = {{s, s}};
-    EXPECT_EQ(api::DumpJson(keyed), keyed.dump()) << c;
+    EXPECT_EQ(core::DumpJson(keyed), keyed.dump()) << c;
   }
 }
 
@@ -200,7 +200,7 @@ TEST(DumpJson, EveryLengthAndPositionAroundTheTwoWordPath) {
         for (size_t i = 0; i < len; ++i) s[i] = static_cast<char>('a' + i % 26);
         s.insert(at, special);
         ASSERT_EQ(ByDumpJson(json(s)), ByNlohmann(json(s))) << Printable(s);
-        ASSERT_EQ(Capture([&] { return api::JsonOut().String(s).str(); }), ByNlohmann(json(s))) << Printable(s);
+        ASSERT_EQ(Capture([&] { return core::JsonOut().String(s).str(); }), ByNlohmann(json(s))) << Printable(s);
       }
     }
   }
@@ -209,8 +209,8 @@ TEST(DumpJson, EveryLengthAndPositionAroundTheTwoWordPath) {
 TEST(DumpJson, ValidUtf8PassesThroughUnchanged) {
   for (std::string s : {"\xc2\x80", "\xdf\xbf", "\xe0\xa0\x80", "\xed\x9f\xbf", "\xee\x80\x80", "\xef\xbf\xbf",
                         "\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf", "Zo\xc3\xab \xe2\x82\xac \xf0\x9f\x98\x80 ok"}) {
-    EXPECT_EQ(api::DumpJson(json(s)), "\"" + s + "\"") << Printable(s);
-    EXPECT_EQ(api::DumpJson(json(s)), json(s).dump()) << Printable(s);
+    EXPECT_EQ(core::DumpJson(json(s)), "\"" + s + "\"") << Printable(s);
+    EXPECT_EQ(core::DumpJson(json(s)), json(s).dump()) << Printable(s);
   }
 }
 
@@ -241,9 +241,9 @@ TEST(DumpJson, InvalidUtf8ThrowsWhatDumpThrows) {
     EXPECT_EQ(ByDumpJson(json{{"k", json::array({1, s})}}), ByNlohmann(json{{"k", json::array({1, s})}})) << Printable(s);
     EXPECT_EQ(ByDumpJson(json{{s, 1}}), ByNlohmann(json{{s, 1}})) << Printable(s);  // as a key
     // The text writer's own strings throw the same, and a failed string leaves no partial bytes.
-    EXPECT_EQ(Capture([&] { return api::JsonOut().BeginObject().KeyText(s).Int(1).EndObject().str(); }), expected);
+    EXPECT_EQ(Capture([&] { return core::JsonOut().BeginObject().KeyText(s).Int(1).EndObject().str(); }), expected);
     std::string out = "[1,";
-    EXPECT_EQ(Capture([&] { api::AppendJsonString(out, s); return out; }), expected) << Printable(s);
+    EXPECT_EQ(Capture([&] { core::AppendJsonString(out, s); return out; }), expected) << Printable(s);
     EXPECT_EQ(out, "[1,");
   }
 }
@@ -285,7 +285,7 @@ TEST(DumpJson, SpecialBytesAtEveryPositionAroundWordBoundaries) {
         const Outcome expected = ByNlohmann(json(s));
         ASSERT_EQ(ByDumpJson(json(s)), expected) << Printable(s);
         std::string out = "[";
-        const Outcome appended = Capture([&] { api::AppendJsonString(out, s); return out.substr(1); });
+        const Outcome appended = Capture([&] { core::AppendJsonString(out, s); return out.substr(1); });
         ASSERT_EQ(appended, expected) << Printable(s);
         ASSERT_EQ(out, expected.error_id ? "[" : "[" + expected.text);
       }
@@ -295,9 +295,9 @@ TEST(DumpJson, LargeDocumentsAndAppendingToLongText) {
   json big = json::array();
   for (int i = 0; i < 3000; ++i) big.push_back({{"i", i}, {"s", "line\t" + std::to_string(i) + " \xc3\xa9\"q\""}});
   big.push_back(std::string(100000, 'a') + "\x01");
-  EXPECT_EQ(api::DumpJson(big), big.dump());
+  EXPECT_EQ(core::DumpJson(big), big.dump());
   // JsonOut::Value after a long prefix, twice (the writer grows from where it is).
-  api::JsonOut w;
+  core::JsonOut w;
   w.BeginArray();
   for (int i = 0; i < 2000; ++i) w.String("padding padding padding");
   w.Value(big).Value(big).EndArray();
@@ -309,7 +309,7 @@ TEST(DumpJson, LargeDocumentsAndAppendingToLongText) {
   // A failing document leaves the text it was appended to as it was.
   std::string out = "prefix";
   const json bad = {{"a", json::array({1, 2, "fine"})}, {"b", "bad \xed\xa0\x80"}};
-  EXPECT_EQ(Capture([&] { api::AppendJson(out, bad); return out; }), ByNlohmann(bad));
+  EXPECT_EQ(Capture([&] { core::AppendJson(out, bad); return out; }), ByNlohmann(bad));
   EXPECT_EQ(out, "prefix");
 }
 
@@ -320,22 +320,22 @@ TEST(DumpJson, NumbersAndScalars) {
                         json(std::numeric_limits<std::int64_t>::max()), json(std::numeric_limits<std::uint64_t>::max()),
                         json(42u), json(-7), json::array(), json::object(), json::array({json::array(), json::object()}),
                         json::binary({1, 2, 255}), json::binary({}, 7)}) {
-    EXPECT_EQ(api::DumpJson(v), v.dump()) << v.dump();
+    EXPECT_EQ(core::DumpJson(v), v.dump()) << v.dump();
   }
-  EXPECT_EQ(api::DumpJson(json(1.0)), "1.0");
-  EXPECT_EQ(api::DumpJson(json(-0.0)), "-0.0");
-  EXPECT_EQ(api::DumpJson(json(std::nan(""))), "null");
+  EXPECT_EQ(core::DumpJson(json(1.0)), "1.0");
+  EXPECT_EQ(core::DumpJson(json(-0.0)), "-0.0");
+  EXPECT_EQ(core::DumpJson(json(std::nan(""))), "null");
 }
 
 TEST(DumpJson, ObjectsInNlohmannsKeyOrder) {
   const json doc = json::parse(R"({"b":1,"a":{"z":[],"B":null,"\u00e9":2,"":3},"A":[{"y":1,"x":2}]})");
-  EXPECT_EQ(api::DumpJson(doc), doc.dump());
-  EXPECT_EQ(api::DumpJson(doc), R"({"A":[{"x":2,"y":1}],"a":{"":3,"B":null,"z":[],"é":2},"b":1})");
+  EXPECT_EQ(core::DumpJson(doc), doc.dump());
+  EXPECT_EQ(core::DumpJson(doc), R"({"A":[{"x":2,"y":1}],"a":{"":3,"B":null,"z":[],"é":2},"b":1})");
 }
 
 TEST(JsonOutValue, WritesInPlaceWithTheRightCommas) {
   const json record = {{"id", "x\"1"}, {"tags", {"a", "b"}}, {"n", 3}};
-  api::JsonOut w;
+  core::JsonOut w;
   w.BeginObject()
       .Key("first")
       .Value(record)
@@ -362,9 +362,9 @@ TEST(JsonOutValue, WritesInPlaceWithTheRightCommas) {
   EXPECT_EQ(w.str(),
             R"({"first":{"id":"x\"1","n":3,"tags":["a","b"]},"list":[1,[],"s",{"id":"x\"1","n":3,"tags":["a","b"]},{}],)"
             R"("scalar":null,"last":5})");
-  api::JsonOut top;
+  core::JsonOut top;
   EXPECT_EQ(top.Value(record).str(), record.dump());  // a value at the top level, no separator
-  api::JsonOut arr;
+  core::JsonOut arr;
   EXPECT_EQ(arr.BeginArray().Value(record).Value(record).EndArray().str(), json::array({record, record}).dump());
 }
 

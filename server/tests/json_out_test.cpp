@@ -3,13 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "api/shapes.hpp"
-#include "http/error_mapper.hpp"
-#include "http/types.hpp"
+#include "app/error_mapper.hpp"
+#include "app/types.hpp"
 #include "model/domains.hpp"
 #include "model/mailboxes.hpp"
-#include "model/messages.hpp"
+#include "core/messages.hpp"
 #include "model/workspaces.hpp"
-#include "sim/fixtures.hpp"
+#include "fixture/fixtures.hpp"
 #include "tests/test_server.hpp"
 
 namespace emsim {
@@ -18,11 +18,11 @@ namespace {
 TEST(JsonOut, EscapesLikeNlohmann) {
   for (std::string s : {std::string("plain"), std::string("quote \" and \\ backslash"), std::string("tab\there\nnewline"),
                         std::string("bell\x07"), std::string("Zo\xc3\xab \xe2\x82\xac"), std::string()}) {
-    api::JsonOut w;
+    core::JsonOut w;
     w.BeginObject().KeyText(s).BeginArray().String(s).Int(-42).Bool(false).Null().EndArray().EndObject();
     EXPECT_EQ(w.str(), json({{s, json::array({s, -42, false, nullptr})}}).dump()) << s;
   }
-  api::JsonOut w;
+  core::JsonOut w;
   w.BeginArray().BeginArray().EndArray().BeginObject().EndObject().Strings(std::vector<std::string>{"a", "b"}).Strings(std::nullopt).EndArray();
   EXPECT_EQ(w.str(), R"([[],{},["a","b"],null])");
 }
@@ -31,7 +31,7 @@ TEST(JsonOut, EscapesLikeNlohmann) {
 // many growths, between str() calls, and around values written through nlohmann; invalid UTF-8
 // throws dump()'s error.
 TEST(JsonOut, GrowsItsBufferAndKeepsWritingAfterStr) {
-  api::JsonOut w;
+  core::JsonOut w;
   json expected = json::array();
   w.BeginArray();
   for (int i = 0; i < 3000; ++i) {
@@ -46,13 +46,13 @@ TEST(JsonOut, GrowsItsBufferAndKeepsWritingAfterStr) {
   w.EndArray();
   EXPECT_EQ(json::parse(w.str()), expected);
   EXPECT_EQ(w.str().size(), expected.dump().size()) << "nothing left over from the room made ahead";
-  api::JsonOut bad;
+  core::JsonOut bad;
   bad.BeginArray();
   EXPECT_THROW(bad.String(std::string("\xff\xfe")), json::type_error);
 }
 
 TEST(JsonOut, RecordWritersGiveTheBytesOfTheRecordFunctions) {
-  model::State s = sim::LoadFixtureFile(app::DefaultFixturePath(), 1).state;
+  model::State s = fixture::LoadFixtureFile(cli::DefaultFixturePath(), 1).state;
   // Edge values the default fixture lacks: no name servers, every optional null, escapes.
   model::Domain odd = *s.domains.Find(s.domainsByWorkspace["ws_labs"].front());
   odd.id = "dom_odd";
@@ -68,19 +68,19 @@ TEST(JsonOut, RecordWritersGiveTheBytesOfTheRecordFunctions) {
   s.AddMailbox(m);
   int checked = 0;
   for (const auto& ws : s.workspaces) {
-    api::JsonOut w;
+    core::JsonOut w;
     api::WriteWorkspaceRecord(w, ws, 3, 1234);
     EXPECT_EQ(w.str(), api::WorkspaceRecord(ws, 3, 1234).dump());
     ++checked;
   }
   for (const auto& d : s.domains) {
-    api::JsonOut w;
+    core::JsonOut w;
     api::WriteDomainListRecord(w, s, d);
     EXPECT_EQ(w.str(), api::DomainListRecord(s, d).dump());
     ++checked;
   }
   for (const auto& mb : s.mailboxes) {
-    api::JsonOut w;
+    core::JsonOut w;
     api::WriteMailboxRecord(w, s, mb);
     EXPECT_EQ(w.str(), api::MailboxRecord(s, mb).dump());
     ++checked;
@@ -93,7 +93,7 @@ std::string DomainListByDocument(const model::State& s, const model::Caller& c, 
   auto view = model::ListDomains(s, c, contains, page);
   json domains = json::array();
   for (const auto* d : view.domains) domains.push_back(api::DomainListRecord(s, *d));
-  return http::Envelope(model::msg::kSuccess, {{"totalSearchedCount", view.page.totalSearchedCount},
+  return app::Envelope(model::msg::kSuccess, {{"totalSearchedCount", view.page.totalSearchedCount},
                                                {"currentPage", view.page.currentPage},
                                                {"nextPage", view.page.nextPage},
                                                {"totalPages", view.page.totalPages},
@@ -110,7 +110,7 @@ std::string MailboxListByDocument(const model::State& s, const model::Caller& c,
     domains.push_back({{"id", g.domain->id}, {"domain", g.domain->domain}, {"status", g.domain->status},
                        {"mailboxes", std::move(mailboxes)}});
   }
-  return http::Envelope(model::msg::kSuccess, {{"totalSearchedCount", view.page.totalSearchedCount},
+  return app::Envelope(model::msg::kSuccess, {{"totalSearchedCount", view.page.totalSearchedCount},
                                                {"currentPage", view.page.currentPage},
                                                {"nextPage", view.page.nextPage},
                                                {"totalPages", view.page.totalPages},
@@ -140,7 +140,7 @@ TEST(JsonOut, ListEndpointsAnswerTheSameBytesAsTheDocumentRoute) {
   expect("/v1/workspace/list", [&](const model::State& s) {
     json data = json::array();
     for (const auto& v : model::ListWorkspaces(s, alice)) data.push_back(api::WorkspaceRecord(*v.workspace, v.domainCount, v.mailboxCount));
-    return http::Envelope(model::msg::kSuccess, std::move(data)).body.dump();
+    return app::Envelope(model::msg::kSuccess, std::move(data)).body.dump();
   });
   auto ws = server.Get("/v1/workspace/list");
   EXPECT_CONFORMS(server, "responses/workspaces.list", ws.body);
@@ -150,7 +150,7 @@ TEST(JsonOut, ListEndpointsAnswerTheSameBytesAsTheDocumentRoute) {
   EXPECT_CONFORMS(server, "responses/domains.list", dl.body);
 }
 
-// The router's error answers are written as text (http::ToTextResponse): the same bytes as the
+// The router's error answers are written as text (app::ToTextResponse): the same bytes as the
 // Part 7 document ToResponse builds, for every error kind and for text that needs escaping.
 TEST(JsonOut, ErrorAnswersAsTextAreTheBytesOfTheirDocument) {
   std::vector<model::Error> errors = {
@@ -167,21 +167,21 @@ TEST(JsonOut, ErrorAnswersAsTextAreTheBytesOfTheirDocument) {
   errors.push_back(many);
   errors.push_back({model::ErrorCode::kValidation, "no field errors", {}});
   for (const auto& e : errors) {
-    const http::Response doc = http::ToResponse(e, "0b1e6f0c-6a47-4f5e-9d6b-1f0a2c3d4e5f");
-    const http::Response text = http::ToTextResponse(e, "0b1e6f0c-6a47-4f5e-9d6b-1f0a2c3d4e5f");
+    const http::Response doc = app::ToResponse(e, "0b1e6f0c-6a47-4f5e-9d6b-1f0a2c3d4e5f");
+    const http::Response text = app::ToTextResponse(e, "0b1e6f0c-6a47-4f5e-9d6b-1f0a2c3d4e5f");
     EXPECT_EQ(text.status, doc.status) << e.message;
     ASSERT_TRUE(text.raw.has_value()) << e.message;
-    EXPECT_EQ(*text.raw, api::DumpJson(doc.body)) << e.message;
+    EXPECT_EQ(*text.raw, core::DumpJson(doc.body)) << e.message;
     EXPECT_EQ(*text.raw, doc.body.dump()) << e.message;
   }
   // Not valid UTF-8 (a message quoting client text): the bytes become U+FFFD, so the answer is
   // still the spec's 400 rather than a 500 from a document that cannot be written.
   const model::Error bad = model::Error::Validation("name", "bad byte \xff here");
-  const http::Response text = http::ToTextResponse(bad, "");
+  const http::Response text = app::ToTextResponse(bad, "");
   ASSERT_TRUE(text.raw.has_value());
   EXPECT_EQ(text.status, 400);
   EXPECT_EQ(json::parse(*text.raw)["errors"][0]["msg"], "bad byte \xef\xbf\xbd here");
-  EXPECT_EQ(http::ToResponse(bad, "").body["errors"][0]["msg"], "bad byte \xef\xbf\xbd here");
+  EXPECT_EQ(app::ToResponse(bad, "").body["errors"][0]["msg"], "bad byte \xef\xbf\xbd here");
 }
 
 }  // namespace

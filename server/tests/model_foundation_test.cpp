@@ -9,25 +9,25 @@
 #include <regex>
 #include <set>
 
-#include "app/app.hpp"
+#include "cli/app.hpp"
 #include "model/auth.hpp"
 #include "model/domains.hpp"
 #include "model/mailboxes.hpp"
-#include "model/messages.hpp"
+#include "core/messages.hpp"
 #include "model/money.hpp"
 #include "model/paging.hpp"
-#include "model/store.hpp"
-#include "model/text.hpp"
+#include "runtime/store.hpp"
+#include "core/text.hpp"
 #include "model/workspaces.hpp"
 #include "schema/registry.hpp"
-#include "sim/fixtures.hpp"
+#include "fixture/fixtures.hpp"
 
 namespace emsim {
 namespace {
 
 using model::Millis;
 
-model::State DefaultState() { return sim::LoadFixtureFile(app::DefaultFixturePath(), 1).state; }
+model::State DefaultState() { return fixture::LoadFixtureFile(cli::DefaultFixturePath(), 1).state; }
 
 TEST(Time, FormatsAndParsesIsoWithMilliseconds) {
   EXPECT_EQ(model::FormatIso(0), "1970-01-01T00:00:00.000Z");
@@ -178,14 +178,14 @@ TEST(Billing, UpsertKeepsIdAndRejectsForeignWorkspace) {
 }
 
 TEST(Store, DumpLoadRoundTripsExactly) {
-  model::Store store(DefaultState());
+  runtime::Store store(DefaultState());
   store.Write([](model::State& s) {
     s.ids.Uuid4();
     s.Schedule(123, "x.kind", {{"a", 1}});
     s.Emit("domain.updated", "acc_alice", {{"k", "v"}}, 1000);
   });
   const json dump = store.Dump();
-  model::Store other(model::State{});
+  runtime::Store other(model::State{});
   other.Load(dump);
   EXPECT_EQ(other.Dump(), dump);
   store.Reset();
@@ -197,7 +197,7 @@ TEST(Store, DumpLoadRoundTripsExactly) {
 // ends the section, so what the handler does afterwards holds up no one; the calls that lock
 // differently are refused with an error instead of a hang.
 TEST(Store, ExclusiveRunsUntilTheFirstWriteAndRefusesTheRest) {
-  model::Store store(DefaultState());
+  runtime::Store store(DefaultState());
   const json before = store.Dump();
   const size_t jobs_before = before["jobs"].size();
   store.Exclusive([&](model::State& s) {
@@ -221,7 +221,7 @@ TEST(Store, ExclusiveRunsUntilTheFirstWriteAndRefusesTheRest) {
 }
 
 TEST(Store, LoadRejectsDanglingReferencesAndKeepsTheOldState) {
-  model::Store store(DefaultState());
+  runtime::Store store(DefaultState());
   json dump = store.Dump();
   const json before = dump;
   dump["mailboxes"][0]["domainId"] = "dom_missing";
@@ -251,8 +251,8 @@ TEST(Fixtures, DefaultIsRichEnoughToExplore) {
 
 std::string FixtureErrorOf(const std::string& yaml) {
   try {
-    sim::LoadFixtureText(yaml, "bad.yaml", 1);
-  } catch (const sim::FixtureError& e) {
+    fixture::LoadFixtureText(yaml, "bad.yaml", 1);
+  } catch (const fixture::FixtureError& e) {
     return e.what();
   }
   return "";
@@ -273,7 +273,7 @@ TEST(Fixtures, MalformedFileNamesFileLineAndField) {
 
 class RegistryTest : public ::testing::Test {
  protected:
-  schema::Registry registry{app::DefaultSchemasDir()};
+  schema::Registry registry{cli::DefaultSchemasDir()};
 };
 
 TEST_F(RegistryTest, EveryRequestFailureNamesItsParamAndLocation) {
@@ -328,7 +328,7 @@ json ExampleOf(const json& sc) {
 // every request schema, bodies made from the schema itself and broken one property at a time
 // get the same answer both ways.
 TEST_F(RegistryTest, CheckingTheBodyAloneAnswersAsTheWholeSchema) {
-  schema::Registry whole{app::DefaultSchemasDir()};
+  schema::Registry whole{cli::DefaultSchemasDir()};
   whole.SetBodyShortcut(false);
   size_t schemas = 0, alone = 0, valid = 0, bodies = 0;
   for (const auto& name : registry.Names()) {

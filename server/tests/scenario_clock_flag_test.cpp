@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "app/scenario_command.hpp"
+#include "cli/scenario_command.hpp"
 #include "tests/test_server.hpp"
 
 namespace emsim::testing {
@@ -21,10 +21,10 @@ TEST(ScenarioCommand, ClockFlagOverridesTheHeadersMode) {
                          "  - GET: /_sim/clock\n    expect: {body: {mode: real}}\n";
   ::testing::internal::CaptureStdout();
   ::testing::internal::CaptureStderr();
-  const int as_written = app::ScenarioCommand({"run", file});
-  const int on_real = app::ScenarioCommand({"run", file, "--clock", "real"});
-  const int on_manual = app::ScenarioCommand({"run", file, "--clock", "manual"});
-  const int bad = app::ScenarioCommand({"run", file, "--clock", "fast"});
+  const int as_written = cli::ScenarioCommand({"run", file});
+  const int on_real = cli::ScenarioCommand({"run", file, "--clock", "real"});
+  const int on_manual = cli::ScenarioCommand({"run", file, "--clock", "manual"});
+  const int bad = cli::ScenarioCommand({"run", file, "--clock", "fast"});
   ::testing::internal::GetCapturedStdout();
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(as_written, 1) << "the header says manual";

@@ -3,9 +3,10 @@
 #include <filesystem>
 #include <regex>
 
-#include "app/scenario_command.hpp"
-#include "sim/scenario_parse.hpp"
-#include "sim/scenario_run.hpp"
+#include "api/control/scenarios.hpp"
+#include "cli/scenario_command.hpp"
+#include "scenario/parse.hpp"
+#include "scenario/run.hpp"
 #include "tests/test_server.hpp"
 
 namespace emsim::testing {
@@ -47,13 +48,13 @@ std::vector<std::string> CaseNames(const std::string& xml) {
   return out;
 }
 
-sim::ScenarioReport RunOn(app::Options options) {
+scenario::ScenarioReport RunOn(app::Options options) {
   TestServer server(std::move(options));
-  const fs::path fixtures = fs::path(app::DefaultFixturePath()).parent_path();
-  sim::Scenario sc = sim::ParseScenarioText(kScenario, "names.yaml", fixtures.string());
-  sim::ScenarioRunOptions o = app::ScenarioOptionsFor(server.svc());
+  const fs::path fixtures = fs::path(cli::DefaultFixturePath()).parent_path();
+  scenario::Scenario sc = scenario::ParseScenarioText(kScenario, "names.yaml", fixtures.string());
+  scenario::ScenarioRunOptions o = api::ScenarioOptionsFor(server.svc());
   o.prepare = false;
-  return sim::RunScenario(sc, o);
+  return scenario::RunScenario(sc, o);
 }
 
 TEST(ScenarioJUnit, TestCaseNamesAreTheSameOnEveryRun) {
@@ -63,16 +64,16 @@ TEST(ScenarioJUnit, TestCaseNamesAreTheSameOnEveryRun) {
   app::Options second;
   second.seed = 987654321;
   second.startTime = model::ParseIso("2027-06-15T17:45:30.000Z");
-  const sim::ScenarioReport a = RunOn(first), b = RunOn(second);
-  ASSERT_TRUE(a.ok()) << sim::FormatReportText(a);
-  ASSERT_TRUE(b.ok()) << sim::FormatReportText(b);
+  const scenario::ScenarioReport a = RunOn(first), b = RunOn(second);
+  ASSERT_TRUE(a.ok()) << scenario::FormatReportText(a);
+  ASSERT_TRUE(b.ok()) << scenario::FormatReportText(b);
   // The runs really differ: the readable summaries carry their ids and times...
   ASSERT_EQ(a.steps.size(), b.steps.size());
   EXPECT_NE(a.steps[1].summary, b.steps[1].summary) << "sink ids should differ with the seed";
   EXPECT_NE(a.steps[5].summary, b.steps[5].summary) << "the advance answers another time";
   // ...and the JUnit names do not.
-  const auto names_a = CaseNames(sim::FormatJUnit({a})), names_b = CaseNames(sim::FormatJUnit({b}));
-  ASSERT_EQ(names_a.size(), 9u) << sim::FormatJUnit({a});
+  const auto names_a = CaseNames(scenario::FormatJUnit({a})), names_b = CaseNames(scenario::FormatJUnit({b}));
+  ASSERT_EQ(names_a.size(), 9u) << scenario::FormatJUnit({a});
   EXPECT_EQ(names_a, names_b);
   EXPECT_EQ(names_a[0], "step 1: sink hook");
   EXPECT_EQ(names_a[1], "step 2 read the sink: GET /_sim/sinks/${hook.id}");
@@ -90,19 +91,19 @@ TEST(ScenarioJUnit, AFailingRunKeepsTheNamesOfAPassingOne) {
   // The same file, once with a check that holds and once with one that does not: the failing
   // step keeps its name (CI shows "was passing, now failing" for the same test).
   TestServer server;
-  const fs::path fixtures = fs::path(app::DefaultFixturePath()).parent_path();
+  const fs::path fixtures = fs::path(cli::DefaultFixturePath()).parent_path();
   auto run = [&](const std::string& count) {
-    sim::Scenario sc = sim::ParseScenarioText(
+    scenario::Scenario sc = scenario::ParseScenarioText(
         "name: n\nas: alice\nsteps:\n  - GET: /v1/domain/list\n    save: {d: data.domains.0.domain}\n"
         "  - GET: \"/v1/domain/list?contains=${d}\"\n    expect: {body: {data: {totalSearchedCount: " + count + "}}}\n",
         "n.yaml", fixtures.string());
-    sim::ScenarioRunOptions o = app::ScenarioOptionsFor(server.svc());
-    return sim::RunScenario(sc, o);
+    scenario::ScenarioRunOptions o = api::ScenarioOptionsFor(server.svc());
+    return scenario::RunScenario(sc, o);
   };
   const auto good = run("1"), bad = run("2");
-  ASSERT_TRUE(good.ok()) << sim::FormatReportText(good);
+  ASSERT_TRUE(good.ok()) << scenario::FormatReportText(good);
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(CaseNames(sim::FormatJUnit({good})), CaseNames(sim::FormatJUnit({bad})));
+  EXPECT_EQ(CaseNames(scenario::FormatJUnit({good})), CaseNames(scenario::FormatJUnit({bad})));
 }
 
 }  // namespace

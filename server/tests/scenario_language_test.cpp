@@ -2,13 +2,13 @@
 // matchers and their expected-vs-actual lines, variables, and the report formats.
 #include <gtest/gtest.h>
 
-#include "model/messages.hpp"
-#include "sim/scenario_match.hpp"
-#include "sim/scenario_parse.hpp"
-#include "sim/scenario_report.hpp"
-#include "sim/scenario_vars.hpp"
+#include "core/messages.hpp"
+#include "scenario/match.hpp"
+#include "scenario/parse.hpp"
+#include "scenario/report.hpp"
+#include "scenario/vars.hpp"
 
-namespace emsim::sim {
+namespace emsim::scenario {
 namespace {
 
 Scenario Parse(const std::string& text) { return ParseScenarioText(text, "t.yaml", "."); }
@@ -436,4 +436,4 @@ TEST(ScenarioReportFormat, JsonAndJUnit) {
 }
 
 }  // namespace
-}  // namespace emsim::sim
+}  // namespace emsim::scenario

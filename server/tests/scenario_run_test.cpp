@@ -4,9 +4,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "app/scenario_command.hpp"
-#include "sim/scenario_parse.hpp"
-#include "sim/scenario_run.hpp"
+#include "api/control/scenarios.hpp"
+#include "cli/scenario_command.hpp"
+#include "scenario/parse.hpp"
+#include "scenario/run.hpp"
 #include "tests/test_server.hpp"
 
 namespace emsim::testing {
@@ -14,16 +15,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path RepoRoot() { return fs::path(app::DefaultFixturePath()).parent_path().parent_path(); }
+fs::path RepoRoot() { return fs::path(cli::DefaultFixturePath()).parent_path().parent_path(); }
 
-sim::ScenarioReport RunText(TestServer& server, const std::string& yaml, bool prepare = true) {
-  sim::Scenario sc = sim::ParseScenarioText(yaml, "t.yaml", (RepoRoot() / "fixtures").string());
-  sim::ScenarioRunOptions o = app::ScenarioOptionsFor(server.svc());
+scenario::ScenarioReport RunText(TestServer& server, const std::string& yaml, bool prepare = true) {
+  scenario::Scenario sc = scenario::ParseScenarioText(yaml, "t.yaml", (RepoRoot() / "fixtures").string());
+  scenario::ScenarioRunOptions o = api::ScenarioOptionsFor(server.svc());
   o.prepare = prepare;
-  return sim::RunScenario(sc, o);
+  return scenario::RunScenario(sc, o);
 }
 
-std::string AllProblems(const sim::ScenarioReport& r) {
+std::string AllProblems(const scenario::ScenarioReport& r) {
   std::string out = r.setupError;
   for (const auto& s : r.steps)
     for (const auto& p : s.problems) out += p + "\n";
@@ -70,7 +71,7 @@ steps:
   - expect_state:
       accounts: {$contains: [{id: acc_bob, walletCents: 4000}]}
 )");
-  EXPECT_TRUE(r.ok()) << sim::FormatReportText(r);
+  EXPECT_TRUE(r.ok()) << scenario::FormatReportText(r);
   EXPECT_EQ(r.passed, 6);
   EXPECT_EQ(r.steps[2].summary, "repeat 2 times: 2 steps passed");
   EXPECT_EQ(r.steps[3].summary, "advance 90m -> 200 (now 2026-01-01T10:30:00.000Z, 0 jobs run)");
@@ -90,7 +91,7 @@ steps:
   EXPECT_FALSE(r.ok());
   ASSERT_EQ(r.steps.size(), 2u);
   const auto& f = r.steps[0];
-  EXPECT_EQ(f.outcome, sim::StepOutcome::kFailed);
+  EXPECT_EQ(f.outcome, scenario::StepOutcome::kFailed);
   EXPECT_EQ(f.line, 4);
   ASSERT_EQ(f.problems.size(), 2u) << AllProblems(r);
   EXPECT_EQ(f.problems[0].substr(0, 72),
@@ -100,7 +101,7 @@ steps:
   EXPECT_EQ(f.request["headers"]["x-auth-service"], kAliceKey);
   EXPECT_EQ(f.response["status"], 200);
   EXPECT_EQ(f.response["body"]["data"]["totalSearchedCount"], 14);
-  EXPECT_EQ(r.steps[1].outcome, sim::StepOutcome::kSkipped);
+  EXPECT_EQ(r.steps[1].outcome, scenario::StepOutcome::kSkipped);
   // The skipped advance never ran.
   EXPECT_EQ(server.Get("/_sim/clock", "").body["now"], "2026-01-01T09:00:00.000Z");
 }
@@ -111,26 +112,26 @@ TEST(ScenarioRun, StatusDefaultsTo2xx) {
   EXPECT_FALSE(r.ok());
   EXPECT_EQ(AllProblems(r), "status: expected 2xx, got 401 (write expect: {status: 401} if that is intended)\n");
   auto ok = RunText(server, "name: s\nsteps:\n  - GET: /v1/workspace/list\n    expect: 401\n");
-  EXPECT_TRUE(ok.ok()) << sim::FormatReportText(ok);
+  EXPECT_TRUE(ok.ok()) << scenario::FormatReportText(ok);
 }
 
 TEST(ScenarioRun, ResponseSchemaIsAlwaysChecked) {
   TestServer server;
-  sim::Scenario sc = sim::ParseScenarioText("name: s\nas: alice\nsteps:\n  - GET: /v1/workspace/list\n", "t.yaml", ".");
-  sim::ScenarioRunOptions o = app::ScenarioOptionsFor(server.svc());
-  EXPECT_TRUE(sim::RunScenario(sc, o).ok());
+  scenario::Scenario sc = scenario::ParseScenarioText("name: s\nas: alice\nsteps:\n  - GET: /v1/workspace/list\n", "t.yaml", ".");
+  scenario::ScenarioRunOptions o = api::ScenarioOptionsFor(server.svc());
+  EXPECT_TRUE(scenario::RunScenario(sc, o).ok());
   // Pretend the route were domains.list: its schema does not fit a workspace list.
   o.operationOf = [](const std::string&, const std::string&) { return std::string("domains.list"); };
-  auto r = sim::RunScenario(sc, o);
+  auto r = scenario::RunScenario(sc, o);
   EXPECT_FALSE(r.ok());
   EXPECT_NE(AllProblems(r).find("schema responses/domains.list: /data"), std::string::npos) << AllProblems(r);
   // Errors are checked against Part 7's shapes.
-  sim::Scenario e = sim::ParseScenarioText("name: s\nsteps:\n  - GET: /v1/workspace/list\n    expect: 401\n", "t.yaml", ".");
-  o.operationOf = &app::OperationIdOf;
-  EXPECT_TRUE(sim::RunScenario(e, o).ok());
-  EXPECT_EQ(app::OperationIdOf("GET", "/v1/domain/list"), "domains.list");
-  EXPECT_EQ(app::OperationIdOf("POST", "/v1/domain/list"), "");
-  EXPECT_EQ(app::OperationIdOf("GET", "/_sim/health"), "");
+  scenario::Scenario e = scenario::ParseScenarioText("name: s\nsteps:\n  - GET: /v1/workspace/list\n    expect: 401\n", "t.yaml", ".");
+  o.operationOf = &api::OperationIdOf;
+  EXPECT_TRUE(scenario::RunScenario(e, o).ok());
+  EXPECT_EQ(api::OperationIdOf("GET", "/v1/domain/list"), "domains.list");
+  EXPECT_EQ(api::OperationIdOf("POST", "/v1/domain/list"), "");
+  EXPECT_EQ(api::OperationIdOf("GET", "/_sim/health"), "");
 }
 
 TEST(ScenarioRun, PrepareResetsTheWorldAndSetsTheHeadersClock) {
@@ -151,7 +152,7 @@ steps:
   - GET: /v1/workspace/list
     expect: {body: {data: {$contains: [{id: ws_northwind, billingDetails: {firstName: Alice}}]}}}
 )");
-  EXPECT_TRUE(r.ok()) << sim::FormatReportText(r);
+  EXPECT_TRUE(r.ok()) << scenario::FormatReportText(r);
   // The clock mode is put back afterwards.
   EXPECT_EQ(server.Get("/_sim/clock", "").body["mode"], "manual");
 }
@@ -166,7 +167,7 @@ steps:
   - GET: /_sim/clock
     expect: {body: {now: "2026-01-01T10:00:00.000Z"}}
 )");
-  EXPECT_TRUE(r.ok()) << sim::FormatReportText(r);
+  EXPECT_TRUE(r.ok()) << scenario::FormatReportText(r);
 }
 
 TEST(ScenarioRun, HeaderSeedAndFixtureApplyOnARunningEmsim) {
@@ -180,7 +181,7 @@ TEST(ScenarioRun, HeaderSeedAndFixtureApplyOnARunningEmsim) {
   ASSERT_NE(fixture.find(from), std::string::npos);
   fixture.replace(fixture.find(from), from.size(), "walletBalance: \"7.25\"");
   dir.Write("rich.yaml", fixture);
-  sim::Scenario sc = sim::ParseScenarioText(R"(
+  scenario::Scenario sc = scenario::ParseScenarioText(R"(
 name: own fixture
 fixtures: rich.yaml
 seed: 9
@@ -192,8 +193,8 @@ steps:
     expect: {body: {now: "2026-01-01T09:00:00.000Z"}}
 )", "t.yaml", dir.path.string());
   server.Advance("3h");
-  auto r = sim::RunScenario(sc, app::ScenarioOptionsFor(server.svc()));
-  EXPECT_TRUE(r.ok()) << sim::FormatReportText(r);
+  auto r = scenario::RunScenario(sc, api::ScenarioOptionsFor(server.svc()));
+  EXPECT_TRUE(r.ok()) << scenario::FormatReportText(r);
 }
 
 TEST(ScenarioRun, UnknownAccountStopsTheRunBeforeAnyStep) {
@@ -222,7 +223,7 @@ steps:
     headers: {x-auth-service: nope}
     expect: {status: 401, body: {errorId: {$match: uuid4}}, headers: {x-request-id: {$regex: "^req_"}}}
 )");
-  EXPECT_TRUE(r.ok()) << sim::FormatReportText(r);
+  EXPECT_TRUE(r.ok()) << scenario::FormatReportText(r);
 }
 
 TEST(ScenarioRun, RawBodiesAndQueryStrings) {
@@ -243,7 +244,7 @@ steps:
     query: {page: "1"}
     expect: {body: {data: {domains: {$len: {$gte: 1}}}}}
 )");
-  EXPECT_TRUE(r.ok()) << sim::FormatReportText(r);
+  EXPECT_TRUE(r.ok()) << scenario::FormatReportText(r);
 }
 
 TEST(ScenarioRun, RepeatFailureNamesTheIteration) {
@@ -260,7 +261,7 @@ steps:
           expect: {body: {now: {$not: "2026-01-01T12:00:00.000Z"}}}
 )");
   ASSERT_EQ(r.steps.size(), 1u);
-  EXPECT_EQ(r.steps[0].outcome, sim::StepOutcome::kFailed);
+  EXPECT_EQ(r.steps[0].outcome, scenario::StepOutcome::kFailed);
   EXPECT_EQ(r.steps[0].label, "1.2 [n=3]");
   EXPECT_EQ(r.steps[0].summary, "repeat 5 times, iteration 3: GET /_sim/clock -> 200");
   EXPECT_EQ(AllProblems(r), "body/now: expected anything but \"2026-01-01T12:00:00.000Z\", got \"2026-01-01T12:00:00.000Z\"\n");
@@ -300,7 +301,7 @@ steps:
     return y;
   };
   auto ok = RunText(server, with("[0s, 1m]"));
-  EXPECT_TRUE(ok.ok()) << sim::FormatReportText(ok);
+  EXPECT_TRUE(ok.ok()) << scenario::FormatReportText(ok);
 
   auto late = RunText(server, with("[0s, 2m]"));
   ASSERT_FALSE(late.ok());
@@ -334,20 +335,20 @@ steps:
   - expect_events: {as: carol, type: domain.updated, count: 1, items: [{data: {domainDetails: {id: "${dom}"}}}]}
   - expect_events: {as: bob, count: 0}
 )");
-  EXPECT_TRUE(r.ok()) << sim::FormatReportText(r);
+  EXPECT_TRUE(r.ok()) << scenario::FormatReportText(r);
 }
 
 // ---- the deliberately wrong file fails with a clear report ---------------------------------------
 
 TEST(ScenarioRun, DeliberatelyWrongScenarioFailsClearly) {
   TestServer server;
-  sim::Scenario sc = sim::ParseScenarioFile((RepoRoot() / "scenarios" / "tests" / "deliberately_wrong.yaml").string());
-  auto r = sim::RunScenario(sc, app::ScenarioOptionsFor(server.svc()));
+  scenario::Scenario sc = scenario::ParseScenarioFile((RepoRoot() / "scenarios" / "tests" / "deliberately_wrong.yaml").string());
+  auto r = scenario::RunScenario(sc, api::ScenarioOptionsFor(server.svc()));
   EXPECT_FALSE(r.ok());
   EXPECT_EQ(r.passed, 1);
   EXPECT_EQ(r.failed, 1);
   EXPECT_EQ(r.skipped, 1);
-  const std::string text = sim::FormatReportText(r);
+  const std::string text = scenario::FormatReportText(r);
   for (const char* line : {
            "  FAIL 2 wrong count, wrong status text, wrong id format: GET /v1/domain/list as alice -> 200  (line 13)",
            "         expected vs actual:",
@@ -373,12 +374,12 @@ TEST(ScenarioCommand, ExitCodesAndJUnit) {
   const std::string junit = (dir.path / "out.xml").string();
   ::testing::internal::CaptureStdout();
   ::testing::internal::CaptureStderr();
-  EXPECT_EQ(app::ScenarioCommand({"run", good}), 0);
-  EXPECT_EQ(app::ScenarioCommand({"run", good, bad, "--junit", junit}), 1);
+  EXPECT_EQ(cli::ScenarioCommand({"run", good}), 0);
+  EXPECT_EQ(cli::ScenarioCommand({"run", good, bad, "--junit", junit}), 1);
   // A file that does not parse stops everything before anything runs.
-  EXPECT_EQ(app::ScenarioCommand({"run", good, broken}), 2);
-  EXPECT_EQ(app::ScenarioCommand({"run"}), 2);
-  EXPECT_EQ(app::ScenarioCommand({"walk", good}), 2);
+  EXPECT_EQ(cli::ScenarioCommand({"run", good, broken}), 2);
+  EXPECT_EQ(cli::ScenarioCommand({"run"}), 2);
+  EXPECT_EQ(cli::ScenarioCommand({"walk", good}), 2);
   const std::string out = ::testing::internal::GetCapturedStdout();
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(out.find("PASSED: good: 2 passed, 0 failed, 0 skipped"), std::string::npos) << out;
@@ -407,7 +408,7 @@ steps:
     expect: {body: {data: [{id: ws_lumen}]}}
 )");
   ::testing::internal::CaptureStdout();
-  const int rc = app::ScenarioCommand({"run", file, "--base-url", server.baseUrl()});
+  const int rc = cli::ScenarioCommand({"run", file, "--base-url", server.baseUrl()});
   const std::string out = ::testing::internal::GetCapturedStdout();
   EXPECT_EQ(rc, 0) << out;
 }

@@ -3,7 +3,7 @@
 #include <functional>
 #include <set>
 
-#include "model/text.hpp"
+#include "core/text.hpp"
 #include "tests/test_server.hpp"
 
 namespace emsim::testing {

@@ -2,7 +2,7 @@
 // itself), so these tests also prove that advance -> delivery -> sink request does not deadlock.
 #include <set>
 
-#include "model/time.hpp"
+#include "core/time.hpp"
 #include "tests/webhook_receiver.hpp"
 
 namespace emsim::testing {

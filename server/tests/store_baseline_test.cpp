@@ -1,15 +1,15 @@
-// What model::Store resets to (issue 7, start-up memory): a copy of the loaded fixtures, or, for a
+// What runtime::Store resets to (issue 7, start-up memory): a copy of the loaded fixtures, or, for a
 // fixture with a `generate:` mapping, the same state rebuilt from the file's own records and the
 // recipe. Either way a reset must give back exactly the loaded state, indexes included.
 #include <sstream>
 
 #include <gtest/gtest.h>
 
-#include "app/app.hpp"
-#include "model/store.hpp"
+#include "cli/app.hpp"
+#include "runtime/store.hpp"
 #include "model/tenants.hpp"
-#include "sim/fixture_gen.hpp"
-#include "sim/fixtures.hpp"
+#include "fixture/fixture_gen.hpp"
+#include "fixture/fixtures.hpp"
 
 namespace emsim {
 namespace {
@@ -47,13 +47,13 @@ generate:
   emailsPerMailbox: 2
 )";
 
-std::string Problems(const model::Store& store) {
+std::string Problems(const runtime::Store& store) {
   return store.Read([](const model::State& s) { return model::IndexProblems(s); });
 }
 
 // Changes of every kind a test run makes: records added and removed, statuses, money, ids, jobs,
 // events.
-void ChangeEverything(model::Store& store) {
+void ChangeEverything(runtime::Store& store) {
   store.Write([](model::State& s) {
     model::Mailbox m;
     m.id = "mbx_added";
@@ -72,7 +72,7 @@ void ChangeEverything(model::Store& store) {
 }
 
 TEST(StoreBaseline, AGeneratedFixtureIsRebuiltNotCopiedAndRebuildsExactly) {
-  sim::Fixture f = sim::LoadFixtureText(kMixedFixture, "mixed.yaml", 7);
+  fixture::Fixture f = fixture::LoadFixtureText(kMixedFixture, "mixed.yaml", 7);
   ASSERT_TRUE(f.rebuild);
   EXPECT_EQ(f.state.mailboxes.size(), 2u + 57u);
   EXPECT_EQ(f.state.emails.size(), 1u + 114u);
@@ -87,13 +87,13 @@ TEST(StoreBaseline, AGeneratedFixtureIsRebuiltNotCopiedAndRebuildsExactly) {
   EXPECT_EQ(again.accountByApiKey, f.state.accountByApiKey);
 
   // A fixture without `generate:` is kept as a copy.
-  EXPECT_FALSE(sim::LoadFixtureFile(app::DefaultFixturePath(), 1).rebuild);
+  EXPECT_FALSE(fixture::LoadFixtureFile(cli::DefaultFixturePath(), 1).rebuild);
 }
 
 TEST(StoreBaseline, ResetAfterChangesRestoresTheGeneratedStateExactly) {
-  sim::Fixture f = sim::LoadFixtureText(kMixedFixture, "mixed.yaml", 7);
+  fixture::Fixture f = fixture::LoadFixtureText(kMixedFixture, "mixed.yaml", 7);
   const json loaded = model::DumpState(f.state);
-  model::Store store(std::move(f.state), std::move(f.rebuild));
+  runtime::Store store(std::move(f.state), std::move(f.rebuild));
   EXPECT_EQ(store.Dump(), loaded);
 
   ChangeEverything(store);
@@ -125,15 +125,15 @@ TEST(StoreBaseline, ResetAfterChangesRestoresTheGeneratedStateExactly) {
 // A big state (here 21k records) replaced by a reset or a load is freed on a background thread:
 // the next reset, a load and the store's end all wait for it, and nothing is lost.
 TEST(StoreBaseline, BigStatesAreFreedInTheBackgroundAndResetsStayExact) {
-  sim::GenerateOptions o;
+  fixture::GenerateOptions o;
   o.mailboxes = 9500;  // with its emails and domains: over the 20000 records freed in the background
   o.accounts = 2;
   std::ostringstream text;
-  sim::WriteGeneratedFixture(text, o, false);
-  sim::Fixture f = sim::LoadFixtureText(text.str(), "big.yaml", 1);
+  fixture::WriteGeneratedFixture(text, o, false);
+  fixture::Fixture f = fixture::LoadFixtureText(text.str(), "big.yaml", 1);
   const json loaded = model::DumpState(f.state);
   {
-    model::Store store(std::move(f.state), std::move(f.rebuild));
+    runtime::Store store(std::move(f.state), std::move(f.rebuild));
     ChangeEverything(store);
     const json changed = store.Dump();
     store.Reset();  // the changed state goes to the background
@@ -148,9 +148,9 @@ TEST(StoreBaseline, BigStatesAreFreedInTheBackgroundAndResetsStayExact) {
 }
 
 TEST(StoreBaseline, ResetOfACopiedFixtureRestoresItExactly) {
-  sim::Fixture f = sim::LoadFixtureFile(app::DefaultFixturePath(), 1);
+  fixture::Fixture f = fixture::LoadFixtureFile(cli::DefaultFixturePath(), 1);
   const json loaded = model::DumpState(f.state);
-  model::Store store(std::move(f.state));
+  runtime::Store store(std::move(f.state));
   store.Write([](model::State& s) {
     s.accounts.Find("acc_alice")->walletCents = 1;
     s.SetMailboxStatus(*s.mailboxes.begin(), "INACTIVE");
@@ -166,8 +166,8 @@ TEST(StoreBaseline, ResetOfACopiedFixtureRestoresItExactly) {
 // POST /_sim/tenants clones from the fixtures: a generated account is a template too, cloned from
 // the rebuilt fixture state, not from the current one.
 TEST(StoreBaseline, TenantsCloneFromTheRebuiltGeneratedFixture) {
-  sim::Fixture f = sim::LoadFixtureText(kMixedFixture, "mixed.yaml", 7);
-  model::Store store(std::move(f.state), std::move(f.rebuild));
+  fixture::Fixture f = fixture::LoadFixtureText(kMixedFixture, "mixed.yaml", 7);
+  runtime::Store store(std::move(f.state), std::move(f.rebuild));
   ChangeEverything(store);  // adds a mailbox to acc_gen_00001: not part of the fixture
   auto info = store.WriteWithBaseline([](model::State& s, const model::State& fixture) {
     return model::CreateTenant(s, fixture, "acc_gen_00001", 5000);
@@ -189,14 +189,14 @@ TEST(StoreBaseline, GeneratedIdsTakenByTheFileAreFixtureErrors) {
                            "          - { id: dom_x, domain: x.com, status: ACTIVE, createdAt: \"2025-01-01T00:00:00.000Z\",\n"
                            "              mailboxes: [{ id: ";
   const auto load = [&](const std::string& mailbox_id, int generated) {
-    return sim::LoadFixtureText(head + mailbox_id + ", username: a }] }\ngenerate: { mailboxes: " +
+    return fixture::LoadFixtureText(head + mailbox_id + ", username: a }] }\ngenerate: { mailboxes: " +
                                     std::to_string(generated) + " }\n",
                                 "clash.yaml", 1);
   };
   try {
     load("mbx_gen_0000005", 5);
     FAIL() << "accepted a mailbox id the generator hands out";
-  } catch (const sim::FixtureError& e) {
+  } catch (const fixture::FixtureError& e) {
     EXPECT_NE(std::string(e.what()).find("mailbox id mbx_gen_0000005 is taken"), std::string::npos) << e.what();
   }
   // Ids of the same shape that the generator does not reach are the file's to use.

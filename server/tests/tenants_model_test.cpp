@@ -3,16 +3,16 @@
 
 #include <gtest/gtest.h>
 
-#include "app/app.hpp"
+#include "cli/app.hpp"
 #include "model/tenants.hpp"
-#include "sim/fixtures.hpp"
+#include "fixture/fixtures.hpp"
 
 namespace emsim::model {
 namespace {
 
 constexpr Millis kNow = 1767258000000;
 
-State Fixture(std::uint64_t seed = 1) { return sim::LoadFixtureFile(app::DefaultFixturePath(), seed).state; }
+State Fixture(std::uint64_t seed = 1) { return fixture::LoadFixtureFile(cli::DefaultFixturePath(), seed).state; }
 
 template <class T>
 size_t CountOf(const Table<T>& t, const std::string& account_id) {

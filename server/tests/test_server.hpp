@@ -10,10 +10,10 @@
 
 #include <gtest/gtest.h>
 
-#include "api/sim_events.hpp"
-#include "app/app.hpp"
-#include "model/json.hpp"
-#include "sim/event_check.hpp"
+#include "api/control/events.hpp"
+#include "cli/app.hpp"
+#include "core/json.hpp"
+#include "schema/event_check.hpp"
 
 namespace emsim::testing {
 
@@ -35,11 +35,11 @@ class TestServer {
  public:
   // A manual clock unless told otherwise: tests move time with POST /_sim/clock/advance, which
   // works the same on a real clock (sim/scheduler.hpp), so the time-model tests run in both.
-  explicit TestServer(app::Options options = {}, sim::ClockMode mode = sim::ClockMode::kManual) {
+  explicit TestServer(app::Options options = {}, runtime::ClockMode mode = runtime::ClockMode::kManual) {
     options.port = 0;
     options.host = "127.0.0.1";
     options.clockMode = mode;
-    app_ = std::make_unique<app::App>(options);
+    app_ = std::make_unique<cli::App>(options);
     port_ = app_->Start();
     client_ = std::make_unique<httplib::Client>("127.0.0.1", port_);
     client_->set_read_timeout(30, 0);
@@ -63,7 +63,7 @@ class TestServer {
     });
     for (const auto& e : events) {
       if (e.is_object() && allowedInvalid_.count(e.value("id", ""))) continue;
-      const auto problems = sim::EventSchemaProblems(svc().schemas, e);
+      const auto problems = schema::EventSchemaProblems(svc().schemas, e);
       if (problems.empty()) continue;
       std::string all;
       for (const auto& p : problems) all += "\n  " + p;
@@ -74,7 +74,7 @@ class TestServer {
   // the payload) names it here; every other event is still checked.
   void AllowInvalidEvent(const std::string& event_id) { allowedInvalid_.insert(event_id); }
 
-  app::App& app() { return *app_; }
+  cli::App& app() { return *app_; }
   app::Services& svc() { return app_->services(); }
   int port() const { return port_; }
   std::string baseUrl() const { return "http://127.0.0.1:" + std::to_string(port_); }
@@ -138,7 +138,7 @@ class TestServer {
   }
 
  private:
-  std::unique_ptr<app::App> app_;
+  std::unique_ptr<cli::App> app_;
   std::unique_ptr<httplib::Client> client_;
   int port_ = 0;
   std::set<std::string> allowedInvalid_;

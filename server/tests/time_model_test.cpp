@@ -17,10 +17,10 @@ namespace {
 using model::Millis;
 
 struct Mode {
-  sim::ClockMode mode;
+  runtime::ClockMode mode;
   const char* name;
 };
-const Mode kModes[] = {{sim::ClockMode::kReal, "real"}, {sim::ClockMode::kManual, "manual"}};
+const Mode kModes[] = {{runtime::ClockMode::kReal, "real"}, {runtime::ClockMode::kManual, "manual"}};
 void PrintTo(const Mode& m, std::ostream* os) { *os << m.name; }
 
 class BothClocks : public ::testing::TestWithParam<Mode> {};
@@ -49,7 +49,7 @@ TEST_P(BothClocks, AFirstAttemptGoesOutAtOnceWithoutAnAdvance) {
   Trigger(server);
   // Nothing moves the clock: the attempt is due now, so the scheduler sends it by itself.
   ASSERT_TRUE(receiver.WaitForHits(1)) << "a first attempt must not wait for the clock to move";
-  if (GetParam().mode == sim::ClockMode::kManual) EXPECT_EQ(server.svc().clock.Now(), before);
+  if (GetParam().mode == runtime::ClockMode::kManual) EXPECT_EQ(server.svc().clock.Now(), before);
   // An advance by nothing waits for it to be recorded.
   server.Advance("0s");
   const json d = Deliveries(server)["deliveries"];
@@ -129,15 +129,15 @@ TEST_P(BothClocks, TheClockNeverMovesBackwardsAndAHugeAdvanceIsRefused) {
 
 TEST(TimeModel, AResetKeepsARealClockWhereItIsAndTakesAManualClockBackToItsStart) {
   {
-    TestServer server(Fast(), sim::ClockMode::kReal);
+    TestServer server(Fast(), runtime::ClockMode::kReal);
     server.Advance("3h");
     const Millis advanced = server.svc().clock.Now();
     ASSERT_EQ(server.Post("/_sim/reset", json::object(), "").status, 200);
     EXPECT_GE(server.svc().clock.Now(), advanced) << "a real clock never goes backwards";
-    EXPECT_EQ(server.svc().clock.mode(), sim::ClockMode::kReal);
+    EXPECT_EQ(server.svc().clock.mode(), runtime::ClockMode::kReal);
   }
   {
-    TestServer server(Fast(), sim::ClockMode::kManual);
+    TestServer server(Fast(), runtime::ClockMode::kManual);
     const Millis start = server.svc().clock.Now();
     server.Advance("3h");
     ASSERT_EQ(server.Post("/_sim/reset", json::object(), "").status, 200);
@@ -181,7 +181,7 @@ Millis ScheduleOffset(std::int64_t attempt) {
 
 class Property {
  public:
-  Property(std::uint64_t seed, sim::ClockMode mode) : seed_(seed), rng_(seed), mode_(mode) {}
+  Property(std::uint64_t seed, runtime::ClockMode mode) : seed_(seed), rng_(seed), mode_(mode) {}
 
   void Run() {
     receiver_.SetBehaviour([this](int n, const httplib::Request& req, httplib::Response&) { return Receive(n, req); });
@@ -274,7 +274,7 @@ class Property {
     for (const auto& e : state["events"]) created[e["id"]] = e["createdMs"].get<Millis>();
     std::map<std::string, std::string> path_of;
     for (const auto& [path, id] : endpoints_) path_of[id] = path;
-    const std::string at = "seed " + std::to_string(seed_) + " (" + (mode_ == sim::ClockMode::kReal ? "real" : "manual") + "): ";
+    const std::string at = "seed " + std::to_string(seed_) + " (" + (mode_ == runtime::ClockMode::kReal ? "real" : "manual") + "): ";
     for (const auto& d : state["deliveries"]) {
       if (d["status"] == "succeeded" || d["status"] == "failed") made[{d["eventId"], d["endpointId"]}].push_back(d);
     }
@@ -323,7 +323,7 @@ class Property {
 
   const std::uint64_t seed_;
   std::mt19937_64 rng_;
-  const sim::ClockMode mode_;
+  const runtime::ClockMode mode_;
   Receiver receiver_;
   std::unique_ptr<TestServer> server_;
   int epoch_ = 0;

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "app/app.hpp"
+#include "cli/app.hpp"
 #include "events/transport.hpp"
 #include "model/state_secrets.hpp"
 #include "tests/webhook_receiver.hpp"
@@ -341,18 +341,18 @@ TEST(ControlPlane, ABindBeyondLoopbackNeedsAnAdminToken) {
     o.adminToken = std::move(token);
     return o;
   };
-  EXPECT_THROW(app::CheckControlPlaneExposure(options("0.0.0.0", "")), app::StartupError);
-  EXPECT_THROW(app::CheckControlPlaneExposure(options("::", "")), app::StartupError);
-  EXPECT_THROW(app::CheckControlPlaneExposure(options("", "")), app::StartupError);
-  EXPECT_NO_THROW(app::CheckControlPlaneExposure(options("127.0.0.1", "")));
-  EXPECT_NO_THROW(app::CheckControlPlaneExposure(options("127.8.9.10", "")));
-  EXPECT_NO_THROW(app::CheckControlPlaneExposure(options("::1", "")));
-  EXPECT_NO_THROW(app::CheckControlPlaneExposure(options("localhost", "")));
-  EXPECT_NO_THROW(app::CheckControlPlaneExposure(options("0.0.0.0", "s3cret-token")));
-  EXPECT_THROW(app::CheckControlPlaneExposure(options("127.0.0.1", "has space")), app::StartupError);
+  EXPECT_THROW(cli::CheckControlPlaneExposure(options("0.0.0.0", "")), cli::StartupError);
+  EXPECT_THROW(cli::CheckControlPlaneExposure(options("::", "")), cli::StartupError);
+  EXPECT_THROW(cli::CheckControlPlaneExposure(options("", "")), cli::StartupError);
+  EXPECT_NO_THROW(cli::CheckControlPlaneExposure(options("127.0.0.1", "")));
+  EXPECT_NO_THROW(cli::CheckControlPlaneExposure(options("127.8.9.10", "")));
+  EXPECT_NO_THROW(cli::CheckControlPlaneExposure(options("::1", "")));
+  EXPECT_NO_THROW(cli::CheckControlPlaneExposure(options("localhost", "")));
+  EXPECT_NO_THROW(cli::CheckControlPlaneExposure(options("0.0.0.0", "s3cret-token")));
+  EXPECT_THROW(cli::CheckControlPlaneExposure(options("127.0.0.1", "has space")), cli::StartupError);
   try {
-    app::CheckControlPlaneExposure(options("0.0.0.0", ""));
-  } catch (const app::StartupError& e) {
+    cli::CheckControlPlaneExposure(options("0.0.0.0", ""));
+  } catch (const cli::StartupError& e) {
     EXPECT_NE(std::string(e.what()).find("--admin-token"), std::string::npos) << e.what();
   }
 }

@@ -16,7 +16,7 @@
 #include <regex>
 #include <set>
 
-#include "model/time.hpp"
+#include "core/time.hpp"
 #include "tests/webhook_receiver.hpp"
 
 namespace emsim::testing {

@@ -8,14 +8,14 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
-#include "app/app.hpp"
-#include "sim/fixture_gen.hpp"
-#include "sim/yaml_doc.hpp"
+#include "cli/app.hpp"
+#include "fixture/fixture_gen.hpp"
+#include "fixture/yaml_doc.hpp"
 
 namespace emsim {
 namespace {
 
-using sim::yaml::Document;
+using fixture::yaml::Document;
 
 std::string ReadFile(const std::filesystem::path& p) {
   std::ifstream in(p);
@@ -25,7 +25,7 @@ std::string ReadFile(const std::filesystem::path& p) {
 }
 
 // Compares the whole tree; answers the first difference ("" when none).
-std::string Diff(const sim::yaml::Node& ours, const YAML::Node& theirs, const std::string& at) {
+std::string Diff(const fixture::yaml::Node& ours, const YAML::Node& theirs, const std::string& at) {
   const auto where = at.empty() ? std::string("<root>") : at;
   switch (theirs.Type()) {
     case YAML::NodeType::Null:
@@ -67,7 +67,7 @@ std::string DiffText(const std::string& text, bool expect_libyaml = true) {
 }
 
 TEST(YamlDoc, EveryFixtureAndScenarioReadsAsYamlCppReadsIt) {
-  const std::filesystem::path root = std::filesystem::path(app::DefaultFixturePath()).parent_path().parent_path();
+  const std::filesystem::path root = std::filesystem::path(cli::DefaultFixturePath()).parent_path().parent_path();
   int files = 0;
   for (const char* dir : {"fixtures", "scenarios", "scenarios/tests"}) {
     if (!std::filesystem::exists(root / dir)) continue;
@@ -79,13 +79,13 @@ TEST(YamlDoc, EveryFixtureAndScenarioReadsAsYamlCppReadsIt) {
   }
   EXPECT_GE(files, 10);
   // Generated fixtures too, spelled out.
-  sim::GenerateOptions o;
+  fixture::GenerateOptions o;
   o.mailboxes = 40;
   o.accounts = 2;
   o.emailsPerMailbox = 2;
   for (bool expand : {false, true}) {
     std::ostringstream text;
-    sim::WriteGeneratedFixture(text, o, expand);
+    fixture::WriteGeneratedFixture(text, o, expand);
     EXPECT_EQ(DiffText(text.str()), "") << "expand " << expand;
   }
 }
@@ -168,16 +168,16 @@ TEST(YamlDoc, TextLibyamlRefusesGoesToYamlCpp) {
   try {
     Document::Parse("accounts: [\n");
     FAIL() << "accepted an unclosed flow sequence";
-  } catch (const sim::yaml::ParseError& e) {
+  } catch (const fixture::yaml::ParseError& e) {
     EXPECT_EQ(std::string(e.what()), "end of sequence flow not found");
     EXPECT_EQ(e.line, 1);
   }
-  EXPECT_THROW(Document::Parse("a: *nowhere\n"), sim::yaml::ParseError);
+  EXPECT_THROW(Document::Parse("a: *nowhere\n"), fixture::yaml::ParseError);
   // An alias before its anchor is complete (a cycle): not read by libyaml, yaml-cpp decides.
   try {
     const Document doc = Document::Parse("a: &x [*x]\n");
     EXPECT_FALSE(doc.ParsedByLibyaml());
-  } catch (const sim::yaml::ParseError&) {
+  } catch (const fixture::yaml::ParseError&) {
   }
 }
 

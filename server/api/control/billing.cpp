@@ -1,0 +1,104 @@
+#include "api/control/billing.hpp"
+
+#include "api/shapes.hpp"
+#include "model/invoices.hpp"
+#include "model/placement_tests.hpp"
+#include "model/wallet.hpp"
+
+namespace emsim::api {
+
+namespace {
+
+// /_sim routes skip the pipeline's auth (Access::kControl); the wallet is the account's, so the
+// key in x-auth-service is resolved here, with Part 7's 401 when missing or wrong.
+model::Result<model::Caller> CallerOf(const model::State& s, const app::Ctx& ctx) {
+  return model::Authenticate(s, ctx.req.Header("x-auth-service"), "", false);
+}
+
+json WalletJson(const model::Account& a) {
+  return {{"accountId", a.id},
+          {"balance", model::WholeDollars(a.walletCents)},  // DESIGN.md: whole dollars
+          {"balanceCents", a.walletCents},
+          {"currency", "USD"}};
+}
+
+json InvoiceJson(const std::string& base_url, const model::Invoice& inv) {
+  return {{"invoiceId", inv.id},
+          {"invoiceUrl", InvoiceUrl(base_url, inv.id)},
+          {"accountId", inv.accountId},
+          {"description", inv.description},
+          {"amount", model::FormatDecimal(inv.amountCents)},
+          {"amountCents", inv.amountCents},
+          {"currency", inv.currency},
+          {"status", inv.status},
+          {"paidWith", inv.paidWith.empty() ? json(nullptr) : json(inv.paidWith)},
+          {"createdAt", model::FormatIso(inv.createdAt)},
+          {"paidAt", inv.paidAt ? json(model::FormatIso(*inv.paidAt)) : json(nullptr)}};
+}
+
+json CheckoutJson(const std::string& base_url, const model::PlacementCart& c) {
+  return {{"cartOrderId", c.id},
+          {"status", c.status},
+          {"testName", c.testName},
+          {"placementType", c.placementType},
+          {"mailboxCount", static_cast<std::int64_t>(c.orderIds.size())},
+          {"amount", model::FormatDecimal(c.totalCostCents)},
+          {"amountCents", c.totalCostCents},
+          {"invoiceId", c.invoiceId},
+          {"invoiceUrl", InvoiceUrl(base_url, c.invoiceId)},
+          {"completeUrl", PlacementCheckoutUrl(base_url, c.id) + "/complete"}};
+}
+
+}  // namespace
+
+app::Reply SimGetWallet(app::Ctx& ctx) {
+  return ctx.svc.store.Read([&](const model::State& s) -> app::Reply {
+    auto caller = CallerOf(s, ctx);
+    if (!caller) return caller.error();
+    return app::Json(WalletJson(*s.accounts.Find(caller->accountId)));
+  });
+}
+
+app::Reply SimPutWallet(app::Ctx& ctx) {
+  const json& b = ctx.req.body;  // schema: exactly one of balance (dollars) / balanceCents, integers
+  const bool dollars = b.contains("balance");
+  const std::string param = dollars ? "balance" : "balanceCents";
+  const std::int64_t value = b.at(param).get<std::int64_t>();
+  if (dollars && (value < 0 || value > model::kMaxWalletCents / 100))
+    return model::Error::Validation(param, "balance must be between 0 and " +
+                                               std::to_string(model::kMaxWalletCents / 100) + " dollars");
+  const model::Cents cents = dollars ? value * 100 : value;
+  return ctx.svc.store.Write([&](model::State& s) -> app::Reply {
+    auto caller = CallerOf(s, ctx);
+    if (!caller) return caller.error();
+    auto done = model::SetWallet(s, caller->accountId, cents, param);
+    if (!done) return done.error();
+    return app::Json(WalletJson(*s.accounts.Find(caller->accountId)));
+  });
+}
+
+app::Reply SimGetInvoice(app::Ctx& ctx) {
+  return ctx.svc.store.Read([&](const model::State& s) -> app::Reply {
+    auto inv = model::FindInvoice(s, ctx.req.params.at("id"));
+    if (!inv) return inv.error();
+    return app::Json(InvoiceJson(ctx.svc.baseUrl, **inv));
+  });
+}
+
+app::Reply SimGetPlacementCheckout(app::Ctx& ctx) {
+  return ctx.svc.store.Read([&](const model::State& s) -> app::Reply {
+    const model::PlacementCart* c = s.placementCarts.Find(ctx.req.params.at("id"));
+    if (!c || !c->checkoutSession) return model::Error::NotFound("Placement checkout " + ctx.req.params.at("id") + " not found");
+    return app::Json(CheckoutJson(ctx.svc.baseUrl, *c));
+  });
+}
+
+app::Reply SimCompletePlacementCheckout(app::Ctx& ctx) {
+  auto done = ctx.svc.store.Write([&](model::State& s) {
+    return model::CompletePlacementCheckout(s, ctx.req.params.at("id"), ctx.now);
+  });
+  if (!done) return done.error();
+  return app::Json(CheckoutJson(ctx.svc.baseUrl, *done));
+}
+
+}  // namespace emsim::api

@@ -1,0 +1,182 @@
+#include "api/control/control.hpp"
+
+#include "api/query.hpp"
+#include "core/json_limits.hpp"
+#include "core/messages.hpp"
+#include "model/state_secrets.hpp"
+
+namespace emsim::api {
+
+json ClockJson(const runtime::Clock& clock) {
+  const model::Millis now = clock.Now();
+  return {{"now", model::FormatIso(now)}, {"epochMs", now}, {"mode", runtime::ToString(clock.mode())}};
+}
+
+void ResetAll(app::Services& svc) {
+  {
+    auto hold = svc.scheduler.HoldStarts();  // the fixtures' jobs start on the reset clock
+    svc.store.Reset();
+    svc.clock.Reset();
+  }
+  svc.journal.Clear();
+  svc.errorIds.Reset(svc.options.seed);
+  for (auto& hook : svc.resetHooks) hook();
+  svc.scheduler.Poke();  // the clock moved
+}
+
+app::Reply SimHealth(app::Ctx& ctx) {
+  return app::Json({{"status", "ok"}, {"version", EMSIM_VERSION}, {"now", model::FormatIso(ctx.svc.clock.Now())}});
+}
+
+app::Reply SimReset(app::Ctx& ctx) {
+  ResetAll(ctx.svc);
+  return app::Json({{"status", "ok"}, {"clock", ClockJson(ctx.svc.clock)}});
+}
+
+app::Reply SimGetState(app::Ctx& ctx) {
+  // DESIGN.md gap decision: secrets masked unless asked for. Asking needs nothing more than any
+  // /_sim request does: the admin token, when one is configured.
+  const bool secrets = ctx.req.Query("secrets", "false") == "true";
+  if (ctx.req.query.contains("secrets") && !secrets && ctx.req.Query("secrets") != "false")
+    return model::Error::Validation("secrets", "secrets must be true or false", "query");
+  json dump = ctx.svc.store.Dump();
+  if (!secrets) model::MaskSecrets(dump);
+  dump["clock"] = {{"mode", runtime::ToString(ctx.svc.clock.mode())}, {"epochMs", ctx.svc.clock.Now()}};
+  return app::Json(std::move(dump));
+}
+
+app::Reply SimPutState(app::Ctx& ctx) {
+  const json& body = ctx.req.body;
+  // All or nothing: everything is checked before anything is replaced. The state itself is
+  // checked whole by Load (LoadState builds a new State and swaps it in only once it is valid);
+  // the clock is read first, so a bad clock cannot fail the request after the state changed.
+  if (!body.is_object()) return model::Error::Validation("body", "not a valid state dump: state must be a JSON object");
+  // A masked dump cannot restore the secrets it hides; loading it would replace every API key
+  // with the mask. Refused, naming the field, before anything changes.
+  if (auto masked = model::FindMaskedSecret(body))
+    return model::Error::Validation(*masked, *masked + " is masked ('" + model::kMaskedSecret +
+                                                 "'): load a dump taken with GET /_sim/state?secrets=true");
+  std::optional<std::pair<runtime::ClockMode, model::Millis>> clock;
+  if (const auto c = body.find("clock"); c != body.end()) {
+    if (!c->is_object()) return model::Error::Validation("clock", "clock must be an object {mode, epochMs}");
+    runtime::ClockMode mode = runtime::ClockMode::kManual;
+    if (const auto m = c->find("mode"); m != c->end()) {
+      if (*m != "real" && *m != "manual") return model::Error::Validation("clock.mode", "clock.mode must be real or manual");
+      mode = *m == "real" ? runtime::ClockMode::kReal : runtime::ClockMode::kManual;
+    }
+    model::Millis epoch_ms = ctx.svc.clock.Now();
+    if (const auto e = c->find("epochMs"); e != c->end()) {
+      if (!e->is_number_integer() || e->get<std::int64_t>() < model::kMinTimeMs || e->get<std::int64_t>() > model::kMaxTimeMs)
+        return model::Error::Validation("clock.epochMs",
+                                        "clock.epochMs must be a whole number of Unix ms in the years 1970 to 9999 (0 to " +
+                                            std::to_string(model::kMaxTimeMs) + ")");
+      epoch_ms = e->get<model::Millis>();
+    }
+    clock.emplace(mode, epoch_ms);
+  }
+  {
+    auto hold = ctx.svc.scheduler.HoldStarts();  // the loaded jobs start on the loaded clock
+    try {
+      ctx.svc.store.Load(body);
+    } catch (const std::exception& e) {  // LoadState throws before anything is swapped in
+      return model::Error::Validation("body", std::string("not a valid state dump: ") + e.what());
+    }
+    // The loaded state may carry /_sim/faults (setting the hint is always safe).
+    if (const auto f = body.find("faults"); f != body.end() && !f->empty())
+      ctx.svc.faultsMayExist.store(true, std::memory_order_release);
+    if (clock) ctx.svc.clock.Restore(clock->first, clock->second);
+  }
+  ctx.svc.scheduler.ForgetQueued();  // attempts queued for the replaced state
+  ctx.svc.scheduler.Poke();          // the clock may have moved
+  return app::Json({{"status", "ok"}, {"clock", ClockJson(ctx.svc.clock)}});
+}
+
+app::Reply SimListRequests(app::Ctx& ctx) {
+  json filters = json::object();
+  for (const char* key : {"method", "path", "operationId"})
+    if (ctx.req.query.contains(key)) filters[key] = ctx.req.query[key];
+  if (ctx.req.query.contains("status")) {
+    auto status = QueryInt(ctx.req, "status", 0, 100, 599);
+    if (!status) return status.error();
+    filters["status"] = *status;
+  }
+  auto limit = QueryInt(ctx.req, "limit", 0, 0, 999'999);
+  if (!limit) return limit.error();
+  return app::Json({{"requests", ctx.svc.journal.List(filters, static_cast<size_t>(*limit))}});
+}
+
+app::Reply SimGetClock(app::Ctx& ctx) { return app::Json(ClockJson(ctx.svc.clock)); }
+
+namespace {
+
+// The clock never moves backwards (sim/clock.hpp), in either mode: a 400 naming the field.
+std::optional<model::Error> RefuseBackwards(const runtime::Clock& clock, model::Millis target, const char* param) {
+  const model::Millis now = clock.Now();
+  if (target < now)
+    return model::Error::Validation(param, std::string("the clock never moves backwards (now is ") + model::FormatIso(now) + ")");
+  if (target > runtime::Clock::kLatest)
+    return model::Error::Validation(param, std::string("the clock cannot go past ") + model::FormatIso(runtime::Clock::kLatest));
+  return std::nullopt;
+}
+
+json AdvanceJson(const runtime::Scheduler::AdvanceResult& r, const runtime::Clock& clock) {
+  json out = ClockJson(clock);
+  out["now"] = model::FormatIso(r.now);
+  out["epochMs"] = r.now;
+  out["jobsRun"] = r.jobsRun;
+  return out;
+}
+
+}  // namespace
+
+app::Reply SimPutClock(app::Ctx& ctx) {
+  const json& b = ctx.req.body;
+  std::optional<model::Millis> now;
+  const char* param = b.contains("now") ? "now" : "epochMs";
+  if (b.contains("now")) {
+    now = model::ParseIso(b["now"].get<std::string>());
+    if (!now) return model::Error::Validation("now", "now must be an ISO 8601 UTC timestamp like 2026-01-01T09:00:00.000Z");
+  } else if (b.contains("epochMs")) {
+    if (!b["epochMs"].is_number_integer())
+      return model::Error::Validation("epochMs", "epochMs must be a whole number of milliseconds since 1970");
+    now = b["epochMs"].is_number_unsigned() && b["epochMs"].get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)
+              ? INT64_MAX
+              : b["epochMs"].get<model::Millis>();
+  }
+  if (now)
+    if (auto refused = RefuseBackwards(ctx.svc.clock, *now, param)) return *refused;
+  if (b.contains("mode")) {
+    ctx.svc.clock.SetMode(b["mode"] == "real" ? runtime::ClockMode::kReal : runtime::ClockMode::kManual);
+    ctx.svc.scheduler.Poke();  // the loop waits differently in each mode
+  }
+  // Setting `now` forward is an advance: jobs that fall due run, in order, each at its due time.
+  if (now) return app::Json(AdvanceJson(ctx.svc.scheduler.AdvanceTo(*now), ctx.svc.clock));
+  return app::Json(ClockJson(ctx.svc.clock));
+}
+
+app::Reply SimAdvanceClock(app::Ctx& ctx) {
+  const json& b = ctx.req.body;
+  if (b.contains("seconds") == b.contains("duration"))
+    return model::Error::Validation("body", "send exactly one of seconds or duration");
+  model::Millis by = 0;
+  if (b.contains("seconds")) {
+    const double seconds = b["seconds"].get<double>();
+    // Compared as a double before converting: a huge or non-finite value must not overflow.
+    if (!(seconds >= 0)) return model::Error::Validation("seconds", "seconds must not be negative: the clock never moves backwards");
+    if (seconds > static_cast<double>(runtime::Clock::kLatest) / model::kSecond)
+      return model::Error::Validation("seconds", std::string("the clock cannot go past ") + model::FormatIso(runtime::Clock::kLatest));
+    by = static_cast<model::Millis>(seconds * model::kSecond);
+  } else {
+    const std::string text = b["duration"].get<std::string>();
+    auto d = model::ParseDuration(text);
+    if (!d || *d < 0) return model::Error::Validation("duration", model::DurationProblem(text));
+    by = *d;
+  }
+  const model::Millis now = ctx.svc.clock.Now();
+  if (by > runtime::Clock::kLatest - now)
+    return model::Error::Validation(b.contains("seconds") ? "seconds" : "duration",
+                                    std::string("the clock cannot go past ") + model::FormatIso(runtime::Clock::kLatest));
+  return app::Json(AdvanceJson(ctx.svc.scheduler.AdvanceTo(now + by), ctx.svc.clock));
+}
+
+}  // namespace emsim::api

@@ -1,0 +1,20 @@
+#pragma once
+// /_sim control plane, first part (DESIGN.md table): thin calls into the store, clock and
+// scheduler, as WireMock's admin tasks are.
+#include "app/types.hpp"
+
+namespace emsim::api {
+app::Reply SimHealth(app::Ctx& ctx);        // GET  /_sim/health
+app::Reply SimReset(app::Ctx& ctx);         // POST /_sim/reset
+app::Reply SimGetState(app::Ctx& ctx);      // GET  /_sim/state
+app::Reply SimPutState(app::Ctx& ctx);      // PUT  /_sim/state
+app::Reply SimListRequests(app::Ctx& ctx);  // GET  /_sim/requests
+app::Reply SimGetClock(app::Ctx& ctx);      // GET  /_sim/clock
+app::Reply SimPutClock(app::Ctx& ctx);      // PUT  /_sim/clock
+app::Reply SimAdvanceClock(app::Ctx& ctx);  // POST /_sim/clock/advance
+
+// Everything back to the loaded fixtures: state, clock, journal, error ids, and whatever later
+// layers registered in Services::resetHooks (sinks, faults, deliveries).
+void ResetAll(app::Services& svc);
+json ClockJson(const runtime::Clock& clock);
+}  // namespace emsim::api

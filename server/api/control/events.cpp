@@ -1,0 +1,141 @@
+#include "api/control/events.hpp"
+
+#include "api/query.hpp"
+#include "api/shapes.hpp"
+#include "model/webhooks.hpp"
+
+namespace emsim::api {
+
+namespace {
+
+json Time(const std::optional<model::Millis>& t) { return t ? json(model::FormatIso(*t)) : json(nullptr); }
+
+json DeliveryJson(const model::DeliveryAttempt& d) {
+  return {{"id", d.id},
+          {"eventId", d.eventId},
+          {"eventType", d.eventType},
+          {"endpointId", d.endpointId},
+          {"accountId", d.accountId},
+          {"url", d.url},
+          {"attempt", d.attempt},
+          {"status", d.status},
+          {"scheduledAt", model::FormatIso(d.scheduledAt)},
+          {"sentAt", Time(d.sentAt)},            // simulated: when the attempt was due and made
+          {"sentAtWall", Time(d.sentAtWall)},    // the wall clock at the HTTP call
+          {"responseStatus", d.responseStatus},
+          {"error", d.error},
+          {"responseBody", d.responseBody},
+          {"durationMs", d.durationMs},
+          {"signatureTimestamp", d.signatureTimestamp},
+          {"nextAttemptAt", Time(d.nextAttemptAt)},
+          {"consecutiveFailures", d.consecutiveFailures}};
+}
+
+json EndpointSummary(const model::WebhookEndpoint& e) {
+  return {{"id", e.id},
+          {"accountId", e.accountId},
+          {"url", e.url},
+          {"enabled_events", e.enabledEvents},
+          {"status", e.status},
+          {"consecutiveFailures", e.consecutiveFailures},
+          {"disabledAt", Time(e.disabledAt)},
+          {"disabledReason", e.disabledReason}};
+}
+
+// 0: no limit. The schema allows up to 6 digits; a value it let through that does not read is 0.
+size_t Limit(const app::Request& req) {
+  auto n = QueryInt(req, "limit", 0, 0, 999'999);
+  return n ? static_cast<size_t>(*n) : 0;
+}
+
+// Keeps the newest `limit` (0: all), oldest first.
+json Newest(json list, size_t limit) {
+  if (limit && list.size() > limit) list.erase(list.begin(), list.end() - static_cast<std::ptrdiff_t>(limit));
+  return list;
+}
+
+}  // namespace
+
+json SimEventJson(const model::Event& e) {
+  json j = model::EventEnvelope(e);
+  j["accountId"] = e.accountId;
+  return j;
+}
+
+app::Reply SimListEvents(app::Ctx& ctx) {
+  const std::string type = ctx.req.Query("type"), account = ctx.req.Query("accountId");
+  return ctx.svc.store.Read([&](const model::State& s) {
+    json events = json::array();
+    for (const auto& e : s.events)
+      if ((type.empty() || e.type == type) && (account.empty() || e.accountId == account))
+        events.push_back(SimEventJson(e));
+    return app::Json({{"events", Newest(std::move(events), Limit(ctx.req))}});
+  });
+}
+
+app::Reply SimTriggerEvent(app::Ctx& ctx) {
+  const json& b = ctx.req.body;  // shape checked by schemas/requests/sim.events.trigger.json
+  model::TriggerInput in;
+  in.type = b.at("type");
+  in.apiKey = b.at("apiKey");
+  if (b.contains("objectId")) in.objectId = b["objectId"].get<std::string>();
+  // A copy that recurses on the value's depth: bounded by the limited parser (64 levels).
+  if (b.contains("data")) in.data = b["data"];
+  auto result = ctx.svc.store.Write([&](model::State& s) -> model::Result<json> {
+    auto e = model::TriggerEvent(s, in, ctx.now);
+    if (!e) return e.error();
+    json endpoints = json::array();
+    for (const auto* ep : model::SubscribedEndpoints(s, **e)) endpoints.push_back(ep->id);
+    return json{{"event", SimEventJson(**e)}, {"endpoints", std::move(endpoints)}};
+  });
+  if (!result) return result.error();
+  json out = std::move(*result);
+  // The payload is the caller's to shape (data overrides); say whether it still fits the schema.
+  const std::string schema = "events/" + in.type;
+  if (ctx.svc.schemas.Has(schema)) {
+    json issues = json::array();
+    json envelope = out["event"];
+    envelope.erase("accountId");
+    for (const auto& i : ctx.svc.schemas.Check(schema, envelope)) issues.push_back(i.Pointer() + " " + i.message);
+    out["schemaIssues"] = std::move(issues);
+  }
+  return app::Json(std::move(out), 201);
+}
+
+app::Reply SimListDeliveries(app::Ctx& ctx) {
+  model::DeliveryFilter f;
+  f.endpointId = ctx.req.Query("endpointId");
+  f.eventId = ctx.req.Query("eventId");
+  f.status = ctx.req.Query("status", ctx.req.Query("outcome"));
+  f.accountId = ctx.req.Query("accountId");
+  return ctx.svc.store.Read([&](const model::State& s) {
+    json deliveries = json::array();
+    for (const auto& d : model::ListDeliveries(s, f)) deliveries.push_back(DeliveryJson(d));
+    json endpoints = json::array();
+    for (const auto& e : s.webhookEndpoints)
+      if ((f.endpointId.empty() || e.id == f.endpointId) && (f.accountId.empty() || e.accountId == f.accountId))
+        endpoints.push_back(EndpointSummary(e));
+    return app::Json({{"deliveries", Newest(std::move(deliveries), Limit(ctx.req))}, {"endpoints", endpoints}});
+  });
+}
+
+app::Reply SimListNotifications(app::Ctx& ctx) {
+  const std::string account = ctx.req.Query("accountId");
+  return ctx.svc.store.Read([&](const model::State& s) {
+    json list = json::array();
+    for (const auto& n : s.notifications) {
+      if (!account.empty() && n.accountId != account) continue;
+      list.push_back({{"id", n.id},
+                      {"accountId", n.accountId},
+                      {"channel", n.channel},
+                      {"to", n.to},
+                      {"subject", n.subject},
+                      {"message", n.message},
+                      {"details", n.details},
+                      {"createdAt", model::FormatIso(n.createdAt)}});
+    }
+    return app::Json({{"notifications", std::move(list)}});
+  });
+}
+
+}  // namespace emsim::api

@@ -1,0 +1,74 @@
+#include "api/control/scenarios.hpp"
+
+#include <filesystem>
+
+#include "api/routes.hpp"
+#include "app/router.hpp"
+#include "scenario/parse.hpp"
+
+namespace emsim::api {
+
+namespace {
+// The runner holds one connection to this server, and emsim delivers webhooks to its own sinks
+// over HTTP too: with fewer workers the run would wait on itself.
+constexpr int kMinThreads = 4;
+}  // namespace
+
+namespace {
+
+bool Matches(const std::vector<std::string>& pattern, const std::vector<std::string>& segs) {
+  if (pattern.size() != segs.size()) return false;
+  for (size_t i = 0; i < segs.size(); ++i) {
+    if (!pattern[i].empty() && pattern[i][0] == ':') continue;  // a path parameter
+    if (pattern[i] != segs[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string OperationIdOf(const std::string& method, const std::string& path) {
+  if (path.rfind("/_sim", 0) == 0) return "";
+  const auto segs = app::SplitPath(path);
+  for (const auto& r : Routes())
+    if (method == r.method && Matches(app::SplitPath(r.pattern), segs)) return r.operationId;
+  return "";
+}
+
+scenario::ScenarioRunOptions ScenarioOptionsFor(app::Services& svc) {
+  scenario::ScenarioRunOptions o;
+  o.baseUrl = svc.selfUrl;
+  o.schemas = &svc.schemas;
+  o.operationOf = &OperationIdOf;
+  o.defaultFixture = svc.defaultFixture;
+  o.adminToken = svc.options.adminToken;
+  return o;
+}
+
+app::Reply SimRunScenario(app::Ctx& ctx) {
+  const std::string& text = ctx.req.rawBody;
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    return model::Error::Validation("body", "send a scenario file (YAML, scenarios/README.md) as the body, with "
+                                            "Content-Type: application/yaml");
+  const std::string name = ctx.req.Query("name", "scenario.yaml");
+  scenario::Scenario scenario;
+  try {
+    // Relative `fixtures:` paths name files of the repository's fixtures/ folder.
+    scenario = scenario::ParseScenarioText(text, name,
+                                      std::filesystem::path(ctx.svc.defaultFixture).parent_path().string());
+  } catch (const scenario::ScenarioParseError& e) {
+    return model::Error::Validation("body", e.what());
+  }
+  if (ctx.svc.options.threads > 0 && ctx.svc.options.threads < kMinThreads)
+    return model::Error::Validation("body", "running a scenario on this emsim needs --threads " +
+                                                std::to_string(kMinThreads) + " or more");
+  std::unique_lock lock(ctx.svc.scenarioRunMu, std::try_to_lock);
+  if (!lock.owns_lock())
+    return model::Error{model::ErrorCode::kTooManyRequests,
+                        "Another scenario is running on this emsim; send this one when it has finished", {}};
+  scenario::ScenarioRunOptions options = ScenarioOptionsFor(ctx.svc);
+  options.prepare = true;
+  return app::Json(scenario::ReportToJson(scenario::RunScenario(scenario, options)));
+}
+
+}  // namespace emsim::api

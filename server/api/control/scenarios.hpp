@@ -1,0 +1,20 @@
+#pragma once
+#include <string>
+
+#include "app/types.hpp"
+#include "scenario/run.hpp"
+
+namespace emsim::api {
+
+// POST /_sim/scenarios/run: a scenario file (YAML) in the body, run on this live emsim; answers
+// the report as JSON (200 whether the scenario passed or not: `passed` says which).
+app::Reply SimRunScenario(app::Ctx& ctx);
+
+// What POST /_sim/scenarios/run and `emsim scenario run` share: the runner's view of this build.
+// The operation id of a public route ("domains.list"), or "" (unknown path, or /_sim).
+std::string OperationIdOf(const std::string& method, const std::string& path);
+// Runner options for the emsim `svc` belongs to: its schemas, the route table, and the live
+// server's own address.
+scenario::ScenarioRunOptions ScenarioOptionsFor(app::Services& svc);
+
+}  // namespace emsim::api

@@ -1,0 +1,121 @@
+#include "cli/app.hpp"
+
+#include <future>
+
+#include "events/dispatcher.hpp"
+#include "events/transport.hpp"
+#include "api/routes.hpp"
+#include "app/router.hpp"
+#include "http/server.hpp"
+#include "fixture/fixtures.hpp"
+#include "runtime/log.hpp"
+
+namespace emsim::cli {
+
+std::string DefaultFixturePath() { return std::string(EMSIM_SOURCE_DIR) + "/fixtures/default.yaml"; }
+std::string DefaultSchemasDir() { return std::string(EMSIM_SOURCE_DIR) + "/schemas"; }
+
+App::App(Options options) : options_(std::move(options)) {
+  runtime::SetLogFormat(options_.logFormat == "json" ? runtime::LogFormat::kJson : runtime::LogFormat::kText);
+  CheckControlPlaneExposure(options_);
+  fixture_path_ = options_.fixtures.empty() ? DefaultFixturePath() : options_.fixtures;
+  const std::string schemas_dir = options_.schemasDir.empty() ? DefaultSchemasDir() : options_.schemasDir;
+  // The schemas compile on a second thread while the fixture loads on this one: the two are
+  // independent and each is a good part of the start-up time (issue 7: first 200 in < 50 ms).
+  // The fixture takes the main thread because its records live on: under glibc malloc (a build
+  // without jemalloc) a second thread's arena grows in small mprotect'ed steps (a 100k-mailbox
+  // fixture loaded ~15% slower there); under jemalloc either thread does as well.
+  auto compiling = std::async(std::launch::async, [schemas_dir] { return std::make_unique<schema::Registry>(schemas_dir); });
+  fixture::Fixture fixture;
+  std::string fixture_error;
+  try {
+    fixture = fixture::LoadFixtureFile(fixture_path_, options_.seed);
+  } catch (const fixture::FixtureError& e) {
+    fixture_error = e.what();
+  }
+  try {
+    schemas_ = compiling.get();
+  } catch (const std::exception& e) {
+    throw StartupError(std::string("schemas: ") + e.what());
+  }
+  if (!fixture_error.empty()) throw StartupError("fixture: " + fixture_error);  // after a schema error, as ever
+  model::Millis start = runtime::Clock::WallNow();
+  if (options_.clockMode == runtime::ClockMode::kManual) start = options_.startTime.value_or(fixture.clockStart.value_or(start));
+  else if (options_.startTime) start = *options_.startTime;
+  store_ = std::make_unique<runtime::Store>(std::move(fixture.state), std::move(fixture.rebuild));
+  clock_ = std::make_unique<runtime::Clock>(options_.clockMode, start);
+  scheduler_ = std::make_unique<runtime::Scheduler>(*store_, *clock_);
+  journal_ = std::make_unique<runtime::Journal>(options_.journalCapacity);
+  error_ids_ = std::make_unique<ErrorIds>(options_.seed);
+  services_ = std::unique_ptr<Services>(
+      new Services{options_, *store_, *clock_, *scheduler_, *journal_, *schemas_, *error_ids_, "", {}, nullptr, "", {}});
+  try {
+    router_ = std::make_unique<app::Router>(*services_, api::Routes());
+  } catch (const std::exception& e) {
+    throw StartupError(e.what());
+  }
+  events::DispatcherOptions delivery;
+  delivery.transport.timeoutMs = options_.webhookTimeoutMs;
+  delivery.transport.caFile = options_.webhookCaFile;
+  delivery.transport.insecure = options_.webhookInsecure;
+  delivery.transport.publicAddressesOnly = options_.strictWebhookUrls;
+  delivery.signWithSimulatedTime = options_.signWithSimulatedTime;
+  dispatcher_ = std::make_unique<events::Dispatcher>(services_->store, services_->faultsMayExist, std::move(delivery));
+  services_->webhooks = dispatcher_.get();
+  services_->defaultFixture = DefaultFixturePath();
+  Wire(*services_);
+  const Options& o = services_->options;
+  http::ServerOptions transport;
+  transport.maxConnections = std::max(1, o.maxConnections);
+  transport.idleTimeoutMs = std::max(1, o.idleTimeoutMs);
+  transport.headerTimeoutMs = std::max(1, o.headerTimeoutMs);
+  transport.commonBodyBytes = o.maxBodyBytes;
+  transport.maxBodyBytes = std::max(o.maxBodyBytes, o.maxStateBytes);
+  transport.threads = o.threads;
+  server_ = std::make_unique<http::HttpServer>(transport, *router_);
+  runtime::ReturnFreedPages();  // what loading used and freed: ~1 MiB of the default start's RSS
+}
+
+App::~App() { Stop(); }
+
+// DESIGN.md gap decision: /_sim can reset the world, dump every API key and inject faults, so it
+// is open only on loopback. Any other bind (0.0.0.0, a LAN address, a name that resolves beyond
+// loopback) needs an admin token, which /_sim then requires (router.cpp).
+void CheckControlPlaneExposure(const Options& o) {
+  for (char c : o.adminToken)
+    if (c <= 0x20 || c >= 0x7f)
+      throw StartupError("--admin-token must be printable ASCII without spaces (it travels in an HTTP header)");
+  if (o.adminToken.empty() && !events::ResolvesOnlyToLoopback(o.host))
+    throw StartupError("--host '" + o.host + "' is not a loopback address, and /_sim (reset, the whole state with " +
+                       "its API keys, faults) would be open to the network: give --admin-token TOKEN (or set " +
+                       "EMSIM_ADMIN_TOKEN) so that /_sim needs 'Authorization: Bearer TOKEN', or bind 127.0.0.1");
+}
+
+int App::Start() {
+  port_ = server_->Bind(options_.host, options_.port);
+  services_->baseUrl = options_.baseUrl.empty()
+                           ? "http://" + (options_.host == "0.0.0.0" ? std::string("127.0.0.1") : options_.host) + ":" +
+                                 std::to_string(port_)
+                           : options_.baseUrl;
+  std::string loopback = options_.host;
+  if (loopback.empty() || loopback == "0.0.0.0") loopback = "127.0.0.1";
+  else if (loopback == "::") loopback = "[::1]";
+  else if (loopback.find(':') != std::string::npos && loopback[0] != '[') loopback = "[" + loopback + "]";
+  services_->selfUrl = "http://" + loopback + ":" + std::to_string(port_);
+  scheduler_->Start();
+  serve_thread_ = std::thread([this] { server_->Serve(); });
+  return port_;
+}
+
+void App::Stop() {
+  // Before the server: an attempt in flight may be talking to one of this server's sinks.
+  if (scheduler_) scheduler_->Stop();
+  if (server_) server_->Stop();
+  if (serve_thread_.joinable()) serve_thread_.join();
+}
+
+void App::Wait() {
+  if (serve_thread_.joinable()) serve_thread_.join();
+}
+
+}  // namespace emsim::cli

@@ -1,0 +1,78 @@
+#pragma once
+// Wires clock, scheduler, store, schema registry, router and HTTP server. Tests construct an
+// App on port 0 in-process; main() constructs one from flags.
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "app/services.hpp"
+
+namespace emsim::app {
+class Router;
+}  // namespace emsim::app
+namespace emsim::http {
+class HttpServer;
+}  // namespace emsim::http
+namespace emsim::events {
+class Dispatcher;
+}
+
+namespace emsim::cli {
+
+using app::ErrorIds;
+using app::Options;
+using app::Services;
+
+struct StartupError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::string DefaultFixturePath();
+// Refuses (StartupError) a bind beyond loopback without an admin token, and a token that cannot
+// be sent in a header. App's constructor runs it first.
+void CheckControlPlaneExposure(const Options& o);
+std::string DefaultSchemasDir();
+
+class App {
+ public:
+  // Loads fixtures and schemas, builds the route table; throws StartupError with a message
+  // that says what is wrong (fixture file:line:field, schema file, missing schema).
+  explicit App(Options options);
+  ~App();
+  App(const App&) = delete;
+  App& operator=(const App&) = delete;
+
+  // Binds and serves on a background thread; answers the bound port.
+  int Start();
+  void Stop();
+  // Blocks until the server stops.
+  void Wait();
+
+  Services& services() { return *services_; }
+  int port() const { return port_; }
+  std::string baseUrl() const { return services_->baseUrl; }
+  const std::string& fixturePath() const { return fixture_path_; }
+
+ private:
+  Options options_;
+  std::string fixture_path_;
+  std::unique_ptr<schema::Registry> schemas_;
+  std::unique_ptr<runtime::Store> store_;
+  std::unique_ptr<runtime::Clock> clock_;
+  std::unique_ptr<runtime::Scheduler> scheduler_;
+  std::unique_ptr<runtime::Journal> journal_;
+  std::unique_ptr<ErrorIds> error_ids_;
+  std::unique_ptr<Services> services_;
+  std::unique_ptr<events::Dispatcher> dispatcher_;
+  std::unique_ptr<app::Router> router_;
+  std::unique_ptr<http::HttpServer> server_;
+  std::thread serve_thread_;
+  int port_ = 0;
+};
+
+// Registers every job runner and reset hook of the later layers (domains, exports, placement
+// tests, webhook delivery, sinks, faults). One place, so start-up wiring is visible at once.
+void Wire(Services& svc);
+
+}  // namespace emsim::cli

@@ -1,0 +1,260 @@
+// flags -> App -> listen; nothing else.
+#include <algorithm>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/app.hpp"
+#include "cli/scenario_command.hpp"
+#include "model/money.hpp"
+#include "core/time.hpp"
+#include "fixture/fixture_gen.hpp"
+
+namespace {
+
+constexpr const char* kUsage = R"(emsim — a stateful simulator of the Email Infrastructure Management Service
+
+Usage:
+  emsim serve [flags]      start the simulator (see `emsim serve --help`)
+  emsim fixtures generate [flags]
+                           write a synthetic fixture of any size to stdout
+                           (see `emsim fixtures generate --help`)
+  emsim scenario run FILE...  run scenario files (see `emsim scenario --help`)
+  emsim --help             this text
+  emsim --version          print the version
+)";
+
+constexpr const char* kServeUsage = R"(Usage: emsim serve [flags]
+
+  --host HOST             address to listen on (default 127.0.0.1)
+  --port N                port (default 8080); 0 picks a free port, printed in the ready line
+  --fixtures FILE         seed data (default: the repository's fixtures/default.yaml)
+  --schemas DIR           JSON Schemas (default: the repository's schemas/)
+  --clock real|manual     real: follows the wall clock; manual: frozen until POST /_sim/clock/advance
+                          (default real)
+  --start-time ISO        manual clock start, e.g. 2026-01-01T09:00:00.000Z
+                          (default: the fixture's clock.start)
+  --seed N                every generated id and value is reproducible from it (default 1)
+  --log-format text|json  log line format on stderr (default text)
+  --journal-size N        requests kept by GET /_sim/requests (default 1000)
+  --base-url URL          public URL used in links emsim hands out (default http://HOST:PORT)
+
+Security and limits:
+  --admin-token TOKEN     every /_sim request then needs 'Authorization: Bearer TOKEN' (else 401);
+                          required when --host is not loopback (emsim refuses to start without it).
+                          Also read from the environment variable EMSIM_ADMIN_TOKEN.
+                          GET /_sim/state masks secrets (API keys, webhook secrets, passwords)
+                          unless asked with ?secrets=true.
+  --max-body-bytes N      request bodies above this get 413, refused from Content-Length before
+                          they are read (chunked: while read) (default 1048576)
+  --max-state-bytes N     the same for the two routes that take a whole world: PUT /_sim/state
+                          and POST /_sim/scenarios/run (default 536870912)
+  --max-connections N     open connections served at once; one more gets 503 and is closed
+                          (default 2048; each holds a thread while open)
+  --idle-timeout-ms N     a keep-alive connection idle this long is closed (default 5000)
+  --header-timeout-ms N   a request line and headers must arrive within this (counted from the
+                          connect for a connection's first request), else 408 and close
+                          (default 10000)
+  --threads N             HTTP worker threads started at once (default 8); more are started on
+                          demand, up to one per open connection
+
+Webhook delivery (Part 6):
+  --webhook-timeout-ms N  timeout of one delivery attempt (default 10000, the spec's 10 s)
+  --sign-with-simulated-time
+                          X-Service-Signature t= from the simulated clock (default: wall clock,
+                          so receivers with a 5-minute tolerance accept it under a manual clock)
+  --strict-webhook-urls   endpoint URLs must be https, even for loopback hosts, and deliveries
+                          go only to public addresses: private, loopback, link-local and
+                          unspecified ones are refused after DNS resolution (the refusal is the
+                          attempt's error) (default: http allowed for localhost, 127.0.0.0/8, [::1])
+  --webhook-ca-file FILE  PEM CA bundle to verify https receivers with (self-signed test receivers)
+  --webhook-insecure      do not verify https receivers' certificates at all
+
+emsim prints one line when ready and stops cleanly on SIGINT or SIGTERM.
+)";
+
+constexpr const char* kGenerateUsage = R"(Usage: emsim fixtures generate [flags] > big.yaml
+
+Writes a synthetic fixture (fixtures/README.md format) to stdout: by default a short file whose
+`generate:` mapping emsim expands in memory at load (100k mailboxes load in well under a second).
+The same flags always give the same state. Start emsim on it with `emsim serve --fixtures big.yaml`.
+
+  --mailboxes N             mailboxes in all, spread evenly over the accounts (default 1000)
+  --accounts N              accounts acc_gen_00001.., API keys emsim_gen_00001.. (default 1),
+                            each with one default workspace ws_gen_00001.. and at least one domain
+  --mailboxes-per-domain N  (default 5); domains gen-0000001.example.com..
+  --emails-per-mailbox N    mailbox search corpus (default 1)
+  --placement-credits N     MONTHLY placement-test credits per account (default 1000000000)
+  --wallet DOLLARS          wallet of each account, e.g. 1000000.00 (default)
+  --expand                  write every record as YAML instead of a `generate:` mapping (same state;
+                            readable and editable; ~8 MB and ~0.25 s to load per 10k mailboxes)
+)";
+
+[[noreturn]] void Die(const std::string& msg) {
+  std::cerr << "emsim: " << msg << "\n";
+  std::exit(2);
+}
+
+long long ParseNumber(const std::string& flag, const std::string& v) {
+  try {
+    size_t used = 0;
+    long long n = std::stoll(v, &used);
+    if (used != v.size() || n < 0) throw std::invalid_argument(v);
+    return n;
+  } catch (const std::exception&) {
+    Die(flag + " needs a non-negative whole number, got '" + v + "'");
+  }
+}
+
+int Serve(const std::vector<std::string>& args) {
+  emsim::app::Options o;
+  if (const char* token = std::getenv("EMSIM_ADMIN_TOKEN")) o.adminToken = token;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      std::cout << kServeUsage;
+      return 0;
+    }
+    // Switches without a value.
+    if (a == "--sign-with-simulated-time") { o.signWithSimulatedTime = true; continue; }
+    if (a == "--strict-webhook-urls") { o.strictWebhookUrls = true; continue; }
+    if (a == "--webhook-insecure") { o.webhookInsecure = true; continue; }
+    std::string flag = a, value;
+    if (auto eq = a.find('='); eq != std::string::npos) {
+      flag = a.substr(0, eq);
+      value = a.substr(eq + 1);
+    } else if (a.rfind("--", 0) == 0) {
+      if (i + 1 >= args.size()) Die(a + " needs a value (see emsim serve --help)");
+      value = args[++i];
+    }
+    if (flag == "--host") o.host = value;
+    else if (flag == "--port") {
+      long long p = ParseNumber(flag, value);
+      if (p > 65535) Die("--port must be 0..65535");
+      o.port = static_cast<int>(p);
+    } else if (flag == "--fixtures") o.fixtures = value;
+    else if (flag == "--schemas") o.schemasDir = value;
+    else if (flag == "--clock") {
+      if (value == "real") o.clockMode = emsim::runtime::ClockMode::kReal;
+      else if (value == "manual") o.clockMode = emsim::runtime::ClockMode::kManual;
+      else Die("--clock must be real or manual, got '" + value + "'");
+    } else if (flag == "--start-time") {
+      auto t = emsim::model::ParseIso(value);
+      if (!t) Die("--start-time must be an ISO 8601 UTC time like 2026-01-01T09:00:00.000Z, got '" + value + "'");
+      o.startTime = *t;
+    } else if (flag == "--seed") o.seed = static_cast<std::uint64_t>(ParseNumber(flag, value));
+    else if (flag == "--log-format") {
+      if (value != "text" && value != "json") Die("--log-format must be text or json");
+      o.logFormat = value;
+    } else if (flag == "--max-body-bytes") o.maxBodyBytes = static_cast<size_t>(ParseNumber(flag, value));
+    else if (flag == "--journal-size") o.journalCapacity = static_cast<size_t>(ParseNumber(flag, value));
+    else if (flag == "--threads") o.threads = static_cast<int>(std::min<long long>(ParseNumber(flag, value), 100000));
+    else if (flag == "--max-state-bytes") o.maxStateBytes = static_cast<size_t>(ParseNumber(flag, value));
+    else if (flag == "--max-connections") {
+      const long long n = ParseNumber(flag, value);
+      if (n < 1 || n > 100000) Die("--max-connections must be 1..100000");
+      o.maxConnections = static_cast<int>(n);
+    } else if (flag == "--idle-timeout-ms" || flag == "--header-timeout-ms") {
+      const long long n = ParseNumber(flag, value);
+      if (n < 1 || n > 3600000) Die(flag + " must be 1..3600000");
+      (flag == "--idle-timeout-ms" ? o.idleTimeoutMs : o.headerTimeoutMs) = static_cast<int>(n);
+    } else if (flag == "--admin-token") o.adminToken = value;
+    else if (flag == "--base-url") o.baseUrl = value;
+    else if (flag == "--webhook-timeout-ms") {
+      o.webhookTimeoutMs = ParseNumber(flag, value);
+      if (o.webhookTimeoutMs < 1) Die("--webhook-timeout-ms must be at least 1");
+    } else if (flag == "--webhook-ca-file") o.webhookCaFile = value;
+    else Die("unknown flag '" + a + "' (see emsim serve --help)");
+  }
+
+  // Block SIGINT/SIGTERM in every thread; the main thread waits for them below.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  try {
+    emsim::cli::App app(o);
+    const int port = app.Start();
+    const auto& svc = app.services();
+    std::cout << "emsim ready on http://" << o.host << ":" << port << " fixtures=" << app.fixturePath()
+              << " clock=" << emsim::runtime::ToString(svc.clock.mode()) << " now="
+              << emsim::model::FormatIso(svc.clock.Now()) << " seed=" << o.seed << std::endl;
+    int sig = 0;
+    sigwait(&signals, &sig);
+    std::cerr << "emsim: " << (sig == SIGINT ? "SIGINT" : "SIGTERM") << ", stopping\n";
+    app.Stop();
+    return 0;
+  } catch (const emsim::cli::StartupError& e) {
+    Die(std::string("cannot start: ") + e.what());
+  } catch (const std::exception& e) {
+    Die(std::string("cannot start: ") + e.what());
+  }
+}
+
+int Generate(const std::vector<std::string>& args) {
+  emsim::fixture::GenerateOptions o;
+  bool expand = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      std::cout << kGenerateUsage;
+      return 0;
+    }
+    if (a == "--expand") {
+      expand = true;
+      continue;
+    }
+    std::string flag = a, value;
+    if (auto eq = a.find('='); eq != std::string::npos) {
+      flag = a.substr(0, eq);
+      value = a.substr(eq + 1);
+    } else {
+      if (i + 1 >= args.size()) Die(a + " needs a value (see emsim fixtures generate --help)");
+      value = args[++i];
+    }
+    if (flag == "--mailboxes") o.mailboxes = ParseNumber(flag, value);
+    else if (flag == "--accounts") o.accounts = ParseNumber(flag, value);
+    else if (flag == "--mailboxes-per-domain") o.mailboxesPerDomain = ParseNumber(flag, value);
+    else if (flag == "--emails-per-mailbox") o.emailsPerMailbox = ParseNumber(flag, value);
+    else if (flag == "--placement-credits") o.placementCredits = ParseNumber(flag, value);
+    else if (flag == "--wallet") {
+      auto cents = emsim::model::ParseDecimal(value);
+      if (!cents || *cents < 0) Die("--wallet needs a decimal amount like 1000000.00, got '" + value + "'");
+      o.walletCents = *cents;
+    } else Die("unknown flag '" + a + "' (see emsim fixtures generate --help)");
+  }
+  if (o.accounts < 1) Die("--accounts must be at least 1");
+  if (o.mailboxesPerDomain < 1) Die("--mailboxes-per-domain must be at least 1");
+  std::ios::sync_with_stdio(false);
+  emsim::fixture::WriteGeneratedFixture(std::cout, o, expand);
+  std::cout.flush();
+  return std::cout ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << kUsage;
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--version") {
+    std::cout << "emsim " << EMSIM_VERSION << "\n";
+    return 0;
+  }
+  if (args[0] == "serve") return Serve({args.begin() + 1, args.end()});
+  if (args[0] == "scenario") return emsim::cli::ScenarioCommand({args.begin() + 1, args.end()});
+  if (args[0] == "fixtures") {
+    if (args.size() >= 2 && args[1] == "generate") return Generate({args.begin() + 2, args.end()});
+    std::cerr << "emsim: fixtures needs a command: generate\n" << kUsage;
+    return 2;
+  }
+  std::cerr << "emsim: unknown command '" << args[0] << "'\n" << kUsage;
+  return 2;
+}

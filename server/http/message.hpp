@@ -1,0 +1,41 @@
+#pragma once
+// What the transport reads and writes: a request as it came off the wire and the answer to send.
+// No application types here: the transport serves any RequestHandler (server.hpp).
+#include <algorithm>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/json.hpp"
+
+namespace emsim::http {
+
+// Request headers in the order they came, names lower-cased; a name may repeat (find gives the
+// first). A vector, not a multimap: a request has a handful, and a tree node per header was an
+// allocation each on every request, plus a rebalance (~1.2k instructions; issue 7).
+struct Headers : std::vector<std::pair<std::string, std::string>> {
+  using vector::vector;
+  const_iterator find(std::string_view name) const {
+    return std::find_if(begin(), end(), [name](const auto& h) { return h.first == name; });
+  }
+};
+
+struct RawRequest {
+  std::string method, path, body;
+  Headers headers;  // lower-cased names
+  std::multimap<std::string, std::string> params;   // query string
+};
+
+struct Response {
+  int status = 200;
+  json body;
+  std::optional<std::string> raw;  // sent as-is instead of body.dump()
+  std::string contentType = "application/json";
+  std::vector<std::pair<std::string, std::string>> headers;
+  // Close the connection without answering (a /_sim sink simulating a receiver that drops it).
+  bool closeConnection = false;
+};
+
+}  // namespace emsim::http

@@ -1,0 +1,54 @@
+#pragma once
+// The simulator's one clock (DESIGN.md "Time is a dial"). It only says what time it is; what
+// falls due is the scheduler's business (sim/scheduler.hpp), the same in both modes:
+//  - real: the wall clock plus an offset; advancing or setting `now` adds to the offset;
+//  - manual: frozen; moves only when set or advanced.
+// Neither mode ever moves backwards, except by a reset of a manual clock (back to its start, so a
+// test sees the same times on every run) and by loading a state dump (its clock exactly).
+#include <atomic>
+#include <mutex>
+#include <string>
+
+#include "core/time.hpp"
+
+namespace emsim::runtime {
+
+enum class ClockMode { kReal, kManual };
+
+std::string ToString(ClockMode m);
+
+class Clock {
+ public:
+  Clock(ClockMode mode, model::Millis start);
+
+  model::Millis Now() const;
+  ClockMode mode() const;
+
+  // Sets `now`; refuses (answers false) to go backwards.
+  bool Set(model::Millis now);
+  void SetMode(ClockMode mode);
+  // POST /_sim/reset: back to the start-up mode. A manual clock goes back to its start time; a
+  // real clock keeps its "now" (it never goes backwards: a reset does not undo advances).
+  void Reset();
+  // Exact restore for a state load: mode and now, even backwards.
+  void Restore(ClockMode mode, model::Millis now);
+
+  static model::Millis WallNow();
+
+  // The latest time the clock accepts, the end of year 9999 (the timestamp form's last year):
+  // keeps every `now + delay` of the model far from overflow.
+  static constexpr model::Millis kLatest = 253402300799999;
+
+ private:
+  // Now() is read by every request and must not serialize them (issue 7): readers take no lock.
+  // Writers hold mu_ and store the value a mode reads before publishing the mode (release), so
+  // a reader that sees a mode (acquire) also sees its value.
+  std::mutex mu_;
+  std::atomic<ClockMode> mode_;
+  ClockMode start_mode_;
+  model::Millis start_;
+  std::atomic<model::Millis> manual_now_{0};   // manual mode
+  std::atomic<model::Millis> real_offset_{0};  // real mode: now = wall + offset
+};
+
+}  // namespace emsim::runtime

@@ -1,0 +1,131 @@
+#pragma once
+// Runs the delayed work kept in State::jobs (DESIGN.md "Time is a dial"). The one rule of time:
+//
+//   The clock says what time it is; the scheduler runs every job whose due time is <= now,
+//   exactly once, as soon as it can, and each job runs *at its due time*.
+//
+// The clock modes differ only in how "now" moves (sim/clock.hpp); nothing here depends on them.
+// So, in both modes: a job due now (a first webhook attempt) starts at once; a job due later
+// (a retry) waits; nothing runs early or twice; and what a job does carries its due time (the
+// events it creates, the delivery log), however late it actually ran.
+//
+// One thread (the loop) starts due jobs. It sleeps until the earliest waiting job is due and is
+// woken by the store when a write schedules work due earlier (Store::SetJobsObserver: the one
+// place that wakes it) or by Poke() when the clock moved. Jobs are data, and of two kinds:
+//  - state jobs change only the state: they run under the write lock, in the write that removes
+//    them (a domain transition, a placement step);
+//  - task jobs do work outside the lock (a webhook attempt on the wire): they run on the
+//    scheduler's workers, marked `running` in the state until the task's own write removes them,
+//    so a slow receiver holds up neither requests nor other jobs, and a job in flight is never
+//    started again.
+//
+// AdvanceTo(target) walks the clock forward through every due time up to `target`: at each due
+// time it first waits for the jobs due before it to finish (their retries may fall before the
+// next step), moves the clock there and starts that instant's jobs (tasks in parallel); it
+// answers when every job due by `target` has finished. Two advances never run at once, and the
+// loop starts nothing while one runs.
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <set>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "runtime/store.hpp"
+#include "runtime/clock.hpp"
+
+namespace emsim::runtime {
+
+class Scheduler {
+ public:
+  // A state job's work, under the write lock; `at` is the job's due time.
+  using StateRunner = std::function<void(model::State&, const model::Job&, model::Millis at)>;
+  // A task job's work, on a worker with no lock held; `at` is the job's due time, `generation`
+  // the store's generation when it was started (runtime::Store::generation). The task's last write
+  // must remove the job (if the state is still of that generation).
+  using TaskRunner = std::function<void(const model::Job&, model::Millis at, std::uint64_t generation)>;
+
+  static constexpr size_t kWorkers = 32;  // tasks in flight at once (webhook attempts)
+
+  Scheduler(runtime::Store& store, Clock& clock);
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Registered at start-up, before Start().
+  void Register(const std::string& kind, StateRunner runner);
+  void RegisterTask(const std::string& kind, TaskRunner runner);
+  bool HasRunner(const std::string& kind) const;
+
+  struct AdvanceResult {
+    model::Millis now;
+    std::int64_t jobsRun;
+  };
+  // Moves the clock to `target` (never backwards: an earlier target only runs what is due now),
+  // running every job due on the way at its due time; answers when all of them have finished.
+  AdvanceResult AdvanceTo(model::Millis target);
+
+  void Start();
+  // Stops the loop and the workers; tasks in flight finish, queued ones are abandoned.
+  void Stop();
+  // True from the start of Stop(): work that waits in real time (a sink's delay) ends early.
+  bool stopping() const { return stopping_.load(); }
+  // The clock moved or changed mode: look at the jobs again.
+  void Poke();
+  // After a reset or a state load: tasks queued for the old state are dropped (they would do
+  // nothing: their state is gone).
+  void ForgetQueued();
+  // Holds back the starting of jobs while the caller replaces the state and the clock together
+  // (reset, state load): no job may start on the new state at the old time, or the reverse.
+  [[nodiscard]] std::unique_lock<std::mutex> HoldStarts() { return std::unique_lock(start_mu_); }
+
+ private:
+  struct Task {
+    model::Job job;
+    std::uint64_t generation;
+  };
+  // Starts every waiting job due at the earliest due time <= limit; answers how many started.
+  std::int64_t StartEarliest(model::Millis limit);
+  // The earliest due time of a job that is not running (model::kNoJobDue: none).
+  model::Millis EarliestWaiting() const;
+  // Blocks until no task whose due time is < `before` is running or queued.
+  void AwaitTasksBefore(model::Millis before);
+  void OnScheduled(model::Millis due);  // the store's observer
+  void Loop();
+  void Work();
+  void Finished(const Task& task);
+
+  runtime::Store& store_;
+  Clock& clock_;
+  std::map<std::string, StateRunner> state_runners_;
+  std::map<std::string, TaskRunner> task_runners_;
+
+  std::mutex advance_mu_;  // one advance at a time
+  std::mutex start_mu_;    // the loop and an advance never start jobs at the same time
+
+  // The loop's sleep. `wake_below_`: a job scheduled due before this wakes the loop; the loop
+  // lowers it to "everything" (INT64_MAX) while it looks at the jobs, so nothing scheduled
+  // meanwhile is missed.
+  std::mutex loop_mu_;
+  std::condition_variable loop_cv_;
+  bool poked_ = false;
+  bool stop_ = false;
+  std::atomic<model::Millis> wake_below_{INT64_MAX};
+  std::atomic<bool> stopping_{false};
+  std::thread loop_;
+
+  // Tasks: queued or in flight, by due time, so an advance can wait for those due before a step.
+  std::mutex task_mu_;
+  std::condition_variable task_cv_;  // a task was queued (workers) or finished (advances)
+  std::deque<Task> queue_;
+  std::multiset<model::Millis> unfinished_;  // due times of queued and running tasks
+  bool workers_stop_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace emsim::runtime
