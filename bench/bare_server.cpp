@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
   }
 
   httplib::Server server;
-  // The three settings that matter (issue 7's measurements): Nagle off, so a response is not held
+  // The three settings that matter (bench/README.md's measurements): Nagle off, so a response is not held
   // for a delayed ACK; keep-alive connections that are not closed every 5 requests; one worker per
   // connection (httplib serves a keep-alive connection on one pool thread until it goes idle).
   server.set_tcp_nodelay(true);

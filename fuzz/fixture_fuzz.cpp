@@ -1,4 +1,4 @@
-// The fixture loader (sim/fixtures.hpp) on any text, as `emsim serve --fixtures`, POST
+// The fixture loader (fixture/fixtures.hpp) on any text, as `emsim serve --fixtures`, POST
 // /_sim/tenants templates and scenarios load fixture files. A FixtureError is the expected answer
 // (emsim refuses to start and names file, line and field); any other exception escapes, because
 // App would not catch it. A fixture that loads must give a State whose indexes are current.

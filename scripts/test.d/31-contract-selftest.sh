@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The contract suite must be able to fail (issue 6). Against a fresh emsim, each case injects a
+# The contract suite must be able to fail: a suite that passes against a broken server proves nothing. Against a fresh emsim, each case injects a
 # fault through /_sim/faults (a wrong field type, a missing envelope field, a 500, ...), runs the
 # contract tests that should catch it, and asserts that they FAIL with a message naming the
 # operation, the field and the rule, and that the fault was really met. A control run first shows

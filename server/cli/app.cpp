@@ -21,7 +21,7 @@ App::App(Options options) : options_(std::move(options)) {
   fixture_path_ = options_.fixtures.empty() ? DefaultFixturePath() : options_.fixtures;
   const std::string schemas_dir = options_.schemasDir.empty() ? DefaultSchemasDir() : options_.schemasDir;
   // The schemas compile on a second thread while the fixture loads on this one: the two are
-  // independent and each is a good part of the start-up time (issue 7: first 200 in < 50 ms).
+  // independent and each is a good part of the start-up time (bench/README.md: the first 200 in < 50 ms).
   // The fixture takes the main thread because its records live on: under glibc malloc (a build
   // without jemalloc) a second thread's arena grows in small mprotect'ed steps (a 100k-mailbox
   // fixture loaded ~15% slower there); under jemalloc either thread does as well.

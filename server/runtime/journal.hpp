@@ -14,7 +14,7 @@ namespace emsim::runtime {
 
 // What the request pipeline records of one request. Kept as plain fields and turned into the
 // journal's JSON record only when someone lists the journal: building a JSON object (and
-// formatting the time) on every request cost more than some handlers (issue 7).
+// formatting the time) on every request cost more than some handlers.
 struct JournalEntry {
   std::string id;
   model::Millis time = 0;
@@ -26,13 +26,13 @@ struct JournalEntry {
   // The JSON body as the client sent it (hasBody: it parsed), parsed again only when listed, with
   // passwords redacted. Text, not the parsed document: the request's text is moved in for free,
   // and the entry a new one replaces is freed in one piece, not node by node through memory last
-  // touched thousands of requests ago (issue 7).
+  // touched thousands of requests ago.
   std::string body;
   std::string rawBody;         // first 4 KiB of a body that is not JSON
   json validationErrors;       // null = none (or, see below, those of `response`)
   // An error answer (status >= 400) as the JSON text that was sent; "" = none. Text, not a
   // document: the answer is serialized for the client anyway, and copying its document (and its
-  // field errors a second time) into the journal was a tenth of the 400 path (issue 7).
+  // field errors a second time) into the journal was a tenth of the 400 path.
   std::string response;
   bool validationErrorsInResponse = false;  // the field errors are `response`'s "errors"
   std::string faultId;         // the /_sim/faults fault the request met ("" = none)
@@ -58,7 +58,7 @@ class Journal {
   // stripes, each stripe a small ring with its own lock. One lock for the whole journal put every
   // request of every connection through one critical section; when the thread holding it was
   // preempted (32 connections on 2 cores), every other request queued behind it, and the GET p99
-  // went from ~2.4 ms to ~4.3 ms (issue 7). Two requests now meet on a lock only when their
+  // went from ~2.4 ms to ~4.3 ms. Two requests now meet on a lock only when their
   // tickets are `stripes` apart and one is preempted in its few instructions of swap.
   struct alignas(64) Stripe {  // a cache line of its own: neighbouring tickets take neighbouring stripes
     mutable std::mutex mu;
