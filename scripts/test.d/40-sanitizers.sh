@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The sanitizer tier: the unit and in-process HTTP tests (emsim_tests) built with AddressSanitizer
+# The sanitizer tier: the unit and in-process HTTP tests (emsim_tests_<layer>) built with AddressSanitizer
 # and UndefinedBehaviorSanitizer in their own build directory (build-asan/ beside the normal one,
 # or $EMSIM_ASAN_BUILD_DIR), then run. Any sanitizer report fails the test that caused it (UBSan
 # aborts: -fno-sanitize-recover), a leak fails the run. Prints "N passed, N failed" (tests).
@@ -24,22 +24,39 @@ if ! cmake --build "$asan" --target emsim_tests --parallel "${EMSIM_JOBS:-$(npro
   echo "sanitizers: 0 passed, 1 failed"
   exit 1
 fi
-echo "sanitizers: emsim_tests built with ASan + UBSan in $(( $(date +%s) - start )) s"
+echo "sanitizers: the emsim_tests_<layer> executables built with ASan + UBSan in $(( $(date +%s) - start )) s"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 out=$asan/sanitizers-tests.log
+: >"$out"
 start=$(date +%s)
-# One process: every test's App starts under ASan once, without ctest's process per test.
-"$asan/emsim_tests" --gtest_brief=1 >"$out" 2>&1
-rc=$?
-passed=$(grep -o '^\[  PASSED  \] [0-9]*' "$out" | grep -o '[0-9]*$' || true)
-failed=$(grep -o '^\[  FAILED  \] [0-9]* test' "$out" | grep -o '[0-9]*' || true)
+# One process per layer's test executable (emsim_tests_<layer>): each test's App starts under ASan
+# once, without ctest's process per test. Two run at a time.
+rc=0
+pids=()
+for bin in "$asan"/emsim_tests_*; do
+  [ -x "$bin" ] || continue
+  ("$bin" --gtest_brief=1 >"$out.$(basename "$bin")" 2>&1; echo $? >"$out.$(basename "$bin").rc") &
+  pids+=($!)
+  if [ ${#pids[@]} -ge 2 ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
+done
+wait
+passed=0 failed=0
+for log in "$out".emsim_tests_*; do
+  case "$log" in *.rc) continue ;; esac
+  cat "$log" >>"$out"
+  code=$(cat "$log.rc" 2>/dev/null || echo 1)
+  p=$(grep -o '^\[  PASSED  \] [0-9]*' "$log" | grep -o '[0-9]*$' || true)
+  f=$(grep -o '^\[  FAILED  \] [0-9]* test' "$log" | grep -o '[0-9]*' || true)
+  if [ "$code" -ne 0 ]; then
+    rc=1
+    # A sanitizer stopped the process (or leaks were found at exit): that is one failure at least.
+    [ -n "$f" ] || { tail -40 "$log"; f=1; }
+  fi
+  passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
+  rm -f "$log" "$log.rc"
+done
 grep -E '^\[  FAILED  \]|ERROR: (Address|Leak)Sanitizer|runtime error:|SUMMARY:' "$out" | head -40
 echo "sanitizers: tests ran in $(( $(date +%s) - start )) s (exit $rc; log: $out)"
-if [ "$rc" -ne 0 ] && [ -z "$failed" ]; then
-  # A sanitizer stopped the process (or leaks were found at exit): that is one failure at least.
-  tail -40 "$out"
-  failed=1
-fi
-echo "sanitizers: ${passed:-0} passed, ${failed:-0} failed"
+echo "sanitizers: $passed passed, $failed failed"
 [ "$rc" -eq 0 ]

@@ -48,7 +48,7 @@ App::App(Options options) : options_(std::move(options)) {
   journal_ = std::make_unique<runtime::Journal>(options_.journalCapacity);
   error_ids_ = std::make_unique<ErrorIds>(options_.seed);
   services_ = std::unique_ptr<Services>(
-      new Services{options_, *store_, *clock_, *scheduler_, *journal_, *schemas_, *error_ids_, "", {}, nullptr, "", {}});
+      new Services{options_, *store_, *clock_, *scheduler_, *journal_, *schemas_, *error_ids_, "", {}, nullptr, "", "", {}});
   try {
     router_ = std::make_unique<app::Router>(*services_, api::Routes());
   } catch (const std::exception& e) {

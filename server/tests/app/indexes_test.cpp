@@ -1,0 +1,360 @@
+// The State's derived indexes (issue 7: lists answer from indexes, not scans) and the fixture
+// generator behind the benchmark. Model tests, no sockets, except the journal test at the end.
+#include <ctime>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "cli/app.hpp"
+#include "model/domains.hpp"
+#include "model/mailboxes.hpp"
+#include "runtime/store.hpp"
+#include "model/webhooks.hpp"
+#include "model/workspaces.hpp"
+#include "fixture/fixture_gen.hpp"
+#include "fixture/fixtures.hpp"
+#include "runtime/journal.hpp"
+#include "tests/support/test_server.hpp"
+
+namespace emsim {
+namespace {
+
+model::State DefaultState() { return fixture::LoadFixtureFile(cli::DefaultFixturePath(), 1).state; }
+
+model::State Generated(const fixture::GenerateOptions& o) {
+  std::ostringstream text;
+  fixture::WriteGeneratedFixture(text, o, false);
+  return fixture::LoadFixtureText(text.str(), "generated.yaml", 1).state;
+}
+
+model::Mailbox NewMailbox(const model::State& s, const std::string& id, const std::string& domain_id,
+                          const std::string& status) {
+  const model::Domain* d = s.domains.Find(domain_id);
+  model::Mailbox m;
+  m.id = id;
+  m.accountId = d->accountId;
+  m.workspaceId = d->workspaceId;
+  m.domainId = d->id;
+  m.username = id;
+  m.status = status;
+  return m;
+}
+
+TEST(StateIndexes, DefaultFixtureLoadsConsistent) {
+  model::State s = DefaultState();
+  EXPECT_EQ(model::IndexProblems(s), "");
+  EXPECT_EQ(s.domainsByWorkspace.at("ws_northwind").size(), 14u);
+  EXPECT_EQ(s.mailboxesByWorkspace.at("ws_northwind").size(), 76u);
+}
+
+TEST(StateIndexes, StayConsistentThroughTheMutators) {
+  model::State s = DefaultState();
+  const std::string ws = "ws_labs";
+  const auto before = s.mailboxesByWorkspace[ws].size();
+  const auto active_before = s.activeMailboxesByWorkspace[ws];
+  const std::string domain_id = s.domainsByWorkspace[ws].front();
+
+  model::Domain d = *s.domains.Find(domain_id);
+  d.id = "dom_new";
+  d.domain = "brand-new-domain.com";
+  s.AddDomain(d);
+  s.AddMailbox(NewMailbox(s, "mbx_new_active", "dom_new", "ACTIVE"));
+  model::Mailbox& inactive = s.AddMailbox(NewMailbox(s, "mbx_new_inactive", domain_id, "INACTIVE"));
+  EXPECT_EQ(model::IndexProblems(s), "");
+  EXPECT_EQ(s.mailboxesByWorkspace[ws].size(), before + 2);
+  EXPECT_EQ(s.mailboxesByWorkspace[ws].back(), "mbx_new_inactive");  // creation order
+  EXPECT_EQ(s.domainsByWorkspace[ws].back(), "dom_new");
+  EXPECT_EQ(s.activeMailboxesByWorkspace[ws], active_before + 1);
+
+  s.SetMailboxStatus(inactive, "ACTIVE");
+  EXPECT_EQ(s.activeMailboxesByWorkspace[ws], active_before + 2);
+  s.SetMailboxStatus(*s.mailboxes.Find("mbx_new_active"), "IN_PROGRESS");
+  s.SetMailboxStatus(*s.mailboxes.Find("mbx_new_active"), "IN_PROGRESS");  // no change, no drift
+  EXPECT_EQ(s.activeMailboxesByWorkspace[ws], active_before + 1);
+  EXPECT_EQ(model::IndexProblems(s), "");
+
+  model::Account a = *s.accounts.Find("acc_bob");
+  a.id = "acc_new";
+  a.apiKey = "emsim_test_new";
+  s.AddAccount(a);
+  EXPECT_EQ(s.accountByApiKey.at("emsim_test_new"), "acc_new");
+  EXPECT_EQ(model::IndexProblems(s), "");
+}
+
+TEST(StateIndexes, ProblemsAreReportedWhenAChangeBypassesTheMutators) {
+  model::State s = DefaultState();
+  s.mailboxes.Find(s.mailboxesByWorkspace["ws_lumen"].front())->status = "INACTIVE";  // not SetMailboxStatus
+  EXPECT_NE(model::IndexProblems(s).find("activeMailboxesByWorkspace"), std::string::npos);
+  s.RebuildIndexes();
+  EXPECT_EQ(model::IndexProblems(s), "");
+  s.mailboxes.Insert(NewMailbox(s, "mbx_sneaky", s.domainsByWorkspace["ws_lumen"].front(), "ACTIVE"));
+  EXPECT_NE(model::IndexProblems(s).find("mailboxesByWorkspace"), std::string::npos);
+}
+
+TEST(StateIndexes, RebuiltByStateLoadAndCarriedByStoreResetAndLoad) {
+  model::State s = DefaultState();
+  s.AddMailbox(NewMailbox(s, "mbx_extra", s.domainsByWorkspace["ws_lumen"].front(), "ACTIVE"));
+  model::State loaded = model::LoadState(model::DumpState(s));
+  EXPECT_EQ(model::IndexProblems(loaded), "");
+  EXPECT_EQ(loaded.mailboxesByWorkspace, s.mailboxesByWorkspace);
+  EXPECT_EQ(loaded.domainsByWorkspace, s.domainsByWorkspace);
+  EXPECT_EQ(loaded.activeMailboxesByWorkspace["ws_lumen"], s.activeMailboxesByWorkspace["ws_lumen"]);
+
+  runtime::Store store(DefaultState());
+  const auto base = store.Read([](const model::State& st) { return st.mailboxesByWorkspace.at("ws_lumen").size(); });
+  store.Write([&](model::State& st) { st.AddMailbox(NewMailbox(st, "mbx_w", st.domainsByWorkspace["ws_lumen"].front(), "ACTIVE")); });
+  EXPECT_EQ(store.Read([](const model::State& st) { return st.mailboxesByWorkspace.at("ws_lumen").size(); }), base + 1);
+  store.Reset();
+  EXPECT_EQ(store.Read([](const model::State& st) { return st.mailboxesByWorkspace.at("ws_lumen").size(); }), base);
+  EXPECT_EQ(store.Read([](const model::State& st) { return model::IndexProblems(st); }), "");
+  store.Load(model::DumpState(s));
+  EXPECT_EQ(store.Read([](const model::State& st) { return model::IndexProblems(st); }), "");
+  EXPECT_EQ(store.Read([](const model::State& st) { return st.mailboxesByWorkspace.at("ws_lumen").back(); }), "mbx_extra");
+}
+
+TEST(StateIndexes, WebhookEndpointsByPathFollowCreateUrlChangeAndLoad) {
+  model::State s = DefaultState();
+  const model::Caller alice{"acc_alice", "ws_northwind"};
+  auto url = [](const std::string& sink) { return "http://127.0.0.1:9/_sim/sinks/" + sink + "/receive"; };
+  auto create = [&](const std::string& u) {  // answers the new id
+    auto e = model::CreateEndpoint(s, alice, {u, {"domain.updated"}}, false, 0);
+    EXPECT_TRUE(e.ok());
+    return e.ok() ? (*e)->id : std::string();
+  };
+  const std::string id1 = create(url("snk_a")), id2 = create(url("snk_b") + "?x=1"),
+                    id3 = create("http://localhost:8/_sim/sinks/snk_a/receive");
+  EXPECT_EQ(s.webhookEndpointsByPath.at("/_sim/sinks/snk_a/receive"), (std::vector<std::string>{id1, id3}));
+  EXPECT_EQ(s.webhookEndpointsByPath.at("/_sim/sinks/snk_b/receive"), (std::vector<std::string>{id2}));
+  EXPECT_EQ(model::IndexProblems(s), "");
+
+  // A PATCHed url moves the endpoint; the lists stay in creation order.
+  model::EndpointPatch patch;
+  patch.url = url("snk_b");
+  ASSERT_TRUE(model::UpdateEndpoint(s, alice, id1, patch, false, 0).ok());
+  EXPECT_EQ(s.webhookEndpointsByPath.at("/_sim/sinks/snk_a/receive"), (std::vector<std::string>{id3}));
+  EXPECT_EQ(s.webhookEndpointsByPath.at("/_sim/sinks/snk_b/receive"), (std::vector<std::string>{id1, id2}));
+  EXPECT_EQ(model::IndexProblems(s), "");
+
+  model::State loaded = model::LoadState(model::DumpState(s));
+  EXPECT_EQ(loaded.webhookEndpointsByPath, s.webhookEndpointsByPath);
+
+  s.webhookEndpoints.Find(id3)->url = url("snk_c");  // not SetWebhookEndpointUrl
+  EXPECT_NE(model::IndexProblems(s).find("webhookEndpointsByPath"), std::string::npos);
+}
+
+// The indexed lists answer exactly what a scan of the whole state answers.
+TEST(StateIndexes, ListsMatchAFullScan) {
+  fixture::GenerateOptions o;
+  o.mailboxes = 137;
+  o.accounts = 2;
+  o.mailboxesPerDomain = 3;
+  model::State s = Generated(o);
+  model::Caller caller{"acc_gen_00001", "ws_gen_00001"};
+  std::vector<std::string> all_mailboxes, all_domains;
+  std::int64_t active = 0;
+  for (const auto& m : s.mailboxes)
+    if (m.workspaceId == caller.workspaceId) {
+      all_mailboxes.push_back(m.id);
+      active += m.status == "ACTIVE";
+    }
+  for (const auto& d : s.domains)
+    if (d.workspaceId == caller.workspaceId) all_domains.push_back(d.id);
+  ASSERT_EQ(all_mailboxes.size(), 69u);
+
+  std::vector<std::string> paged;
+  for (std::int64_t page = 1; page <= 5; ++page) {
+    auto view = model::ListMailboxes(s, caller, "", page);
+    EXPECT_EQ(view.page.totalSearchedCount, 69);
+    EXPECT_EQ(view.totalAssignedMailboxes, 69);
+    EXPECT_EQ(view.totalActiveMailboxes, active);
+    EXPECT_EQ(view.availableMailboxes, 150 - 69);
+    for (const auto& g : view.domains)
+      for (const auto* m : g.mailboxes) paged.push_back(m->id);
+  }
+  EXPECT_EQ(paged, all_mailboxes);
+
+  auto filtered = model::ListMailboxes(s, caller, "GEN-0000002.example", 1);  // the address, any case
+  ASSERT_EQ(filtered.page.totalSearchedCount, 3);
+  EXPECT_EQ(filtered.domains.size(), 1u);
+  EXPECT_EQ(filtered.domains[0].domain->domain, "gen-0000002.example.com");
+  auto by_name = model::ListMailboxes(s, caller, "ava berg", 1);  // first and last name
+  ASSERT_EQ(by_name.page.totalSearchedCount, 1);
+  EXPECT_EQ(by_name.domains[0].mailboxes[0]->id, "mbx_gen_0000020");
+
+  std::vector<std::string> domain_pages;
+  for (std::int64_t page = 1; page <= 3; ++page)
+    for (const auto* d : model::ListDomains(s, caller, "", page).domains) domain_pages.push_back(d->id);
+  EXPECT_EQ(domain_pages, all_domains);
+  EXPECT_EQ(model::ListDomains(s, caller, "0000007", 1).page.totalSearchedCount, 1);
+  EXPECT_EQ(model::ListDomains(s, {"acc_gen_00001", "ws_nowhere"}, "", 1).page.totalSearchedCount, 0);
+
+  auto ws = model::ListWorkspaces(s, caller);
+  ASSERT_EQ(ws.size(), 1u);
+  EXPECT_EQ(ws[0].domainCount, static_cast<std::int64_t>(all_domains.size()));
+  EXPECT_EQ(ws[0].mailboxCount, 69);
+}
+
+TEST(FixtureGenerate, TheGenerateMappingAndTheExpandedYamlGiveTheSameState) {
+  fixture::GenerateOptions o;
+  o.mailboxes = 23;
+  o.accounts = 3;
+  o.mailboxesPerDomain = 4;
+  o.emailsPerMailbox = 2;
+  std::ostringstream compact, expanded;
+  fixture::WriteGeneratedFixture(compact, o, false);
+  fixture::WriteGeneratedFixture(expanded, o, true);
+  EXPECT_NE(compact.str().find("generate:"), std::string::npos);
+  EXPECT_EQ(expanded.str().find("generate:"), std::string::npos);
+  const model::State a = fixture::LoadFixtureText(compact.str(), "compact.yaml", 1).state;
+  const model::State b = fixture::LoadFixtureText(expanded.str(), "expanded.yaml", 1).state;
+  EXPECT_EQ(model::DumpState(a), model::DumpState(b));
+  EXPECT_EQ(a.accounts.size(), 3u);
+  EXPECT_EQ(a.mailboxes.size(), 23u);
+  EXPECT_EQ(a.emails.size(), 46u);
+  EXPECT_EQ(a.domains.size(), 2u + 2u + 2u);  // 8, 8, 7 mailboxes at 4 a domain
+  EXPECT_EQ(a.accountByApiKey.at(fixture::GeneratedApiKey(3)), "acc_gen_00003");
+  EXPECT_EQ(model::IndexProblems(a), "");
+}
+
+TEST(FixtureGenerate, BadOptionsAndCollisionsAreFixtureErrors) {
+  const std::string head = "version: 1\nclock: { start: \"2026-01-01T09:00:00.000Z\" }\n";
+  try {
+    fixture::LoadFixtureText(head + "generate: { mailboxes: -5 }\n", "bad.yaml", 1);
+    FAIL() << "accepted a negative mailbox count";
+  } catch (const fixture::FixtureError& e) {
+    EXPECT_NE(std::string(e.what()).find("generate.mailboxes"), std::string::npos) << e.what();
+  }
+  try {
+    fixture::LoadFixtureText(head + "generate: { mailboxes: 1, colour: blue }\n", "bad.yaml", 1);
+    FAIL() << "accepted an unknown key";
+  } catch (const fixture::FixtureError& e) {
+    EXPECT_NE(std::string(e.what()).find("generate.colour"), std::string::npos) << e.what();
+  }
+  // An account of the file with a generated account's API key.
+  std::ostringstream text;
+  text << head << "accounts:\n  - id: acc_x\n    apiKey: emsim_gen_00001\n    user: { id: u, email: e }\n"
+       << "    workspaces: [{ id: ws_x, name: X, default: true }]\ngenerate: { mailboxes: 1 }\n";
+  EXPECT_THROW(fixture::LoadFixtureText(text.str(), "clash.yaml", 1), fixture::FixtureError);
+}
+
+TEST(FormatIso, DigitsByHandMatchTheSpecForm) {
+  EXPECT_EQ(model::FormatIso(0), "1970-01-01T00:00:00.000Z");
+  EXPECT_EQ(model::FormatIso(1767258000123), "2026-01-01T09:00:00.123Z");
+  EXPECT_EQ(model::FormatIso(951782399999), "2000-02-28T23:59:59.999Z");
+  EXPECT_EQ(*model::ParseIso(model::FormatIso(1709164800000)), 1709164800000);  // 2024-02-29 round-trips
+}
+
+// FormatIsoTo keeps the text of recent dates in a small per-thread cache (issue 7). Whatever the
+// order of the calls (days that share a cache slot, alternating; negative times; years past
+// 9999, which the fast path does not write), the text is gmtime's.
+TEST(FormatIso, TheDateCacheNeverChangesTheText) {
+  auto reference = [](model::Millis t) {
+    const model::Millis ms = ((t % 1000) + 1000) % 1000;
+    const std::time_t secs = static_cast<std::time_t>((t - ms) / 1000);
+    std::tm tm{};
+    gmtime_r(&secs, &tm);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                  tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+    return std::string(buf);
+  };
+  const model::Millis day = 86'400'000;
+  std::vector<model::Millis> times;
+  for (model::Millis base : {model::Millis{1767258000123}, model::Millis{0}, model::Millis{-1}, -day * 400 - 5,
+                             model::Millis{253402300799999}, model::Millis{253402300800000}}) {
+    for (int i = 0; i < 64; ++i) {
+      times.push_back(base + (i % 2 ? 16 : 0) * day + i * 3'600'007);  // days 16 apart share a slot
+      times.push_back(base + i * day * 16 + i);
+    }
+  }
+  for (model::Millis t : times) ASSERT_EQ(model::FormatIso(t), reference(t)) << t;
+  for (auto it = times.rbegin(); it != times.rend(); ++it) ASSERT_EQ(model::FormatIso(*it), reference(*it)) << *it;
+}
+
+// The journal records the same fields it always did, though it now builds them when listed.
+TEST(Journal, ListsEveryFieldOfARequest) {
+  testing::TestServer server;
+  auto bad = server.Get("/v1/domain/list?page=abc");
+  ASSERT_EQ(bad.status, 400);
+  server.Post("/v1/billing-details/add-or-update", {{"workspaceId", "ws_northwind"}, {"password", "hunter2"}});
+  auto list = server.Get("/_sim/requests", "");
+  ASSERT_EQ(list.status, 200);
+  const json& entries = list.body["requests"];
+  ASSERT_EQ(entries.size(), 2u) << list.raw;
+  const json& first = entries[0];
+  EXPECT_EQ(first["id"], bad.Header("x-request-id"));
+  EXPECT_EQ(first["time"], "2026-01-01T09:00:00.000Z");
+  EXPECT_EQ(first["method"], "GET");
+  EXPECT_EQ(first["path"], "/v1/domain/list");
+  EXPECT_EQ(first["query"], json({{"page", "abc"}}));
+  EXPECT_EQ(first["operationId"], "domains.list");
+  EXPECT_EQ(first["status"], 400);
+  EXPECT_TRUE(first["validationErrors"].is_array());
+  EXPECT_EQ(first["response"]["status"], 400);
+  EXPECT_FALSE(first.contains("body"));
+  const json& second = entries[1];
+  EXPECT_EQ(second["body"]["password"], "[redacted]");
+  EXPECT_EQ(second["body"]["workspaceId"], "ws_northwind");
+  auto filtered = server.Get("/_sim/requests?method=GET", "");
+  EXPECT_EQ(filtered.body["requests"].size(), 1u);
+  EXPECT_EQ(server.Get("/_sim/requests?limit=1", "").body["requests"][0]["method"], "POST");
+}
+
+
+runtime::JournalEntry Entry(const std::string& id) {
+  runtime::JournalEntry e;
+  e.id = id;
+  e.method = "GET";
+  e.path = "/t";
+  e.status = 200;
+  return e;
+}
+
+// The journal is striped (one lock per stripe, issue 7). Whatever the stripes, it keeps exactly
+// the newest `capacity` entries, oldest first, in the order they were added, also when the
+// capacity is not a multiple of the stripe count and the rings have wrapped.
+TEST(Journal, KeepsTheNewestEntriesInOrderAcrossStripes) {
+  for (size_t capacity : {1u, 5u, 300u, 1000u}) {
+    runtime::Journal journal(capacity);
+    const size_t added = capacity * 3 + 7;
+    for (size_t i = 0; i < added; ++i) journal.Add(Entry("r" + std::to_string(i)));
+    EXPECT_EQ(journal.size(), capacity);
+    const json listed = journal.List(json::object(), 0);
+    ASSERT_EQ(listed.size(), capacity);
+    for (size_t i = 0; i < capacity; ++i) {
+      ASSERT_EQ(listed[i]["id"], "r" + std::to_string(added - capacity + i)) << "capacity " << capacity;
+    }
+    EXPECT_EQ(journal.List(json::object(), 2).back()["id"], "r" + std::to_string(added - 1));
+    journal.Clear();
+    EXPECT_EQ(journal.size(), 0u);
+    journal.Add(Entry("after"));
+    ASSERT_EQ(journal.List(json::object(), 0).size(), 1u);
+  }
+}
+
+// Requests journaled from many threads at once: none is lost while the journal has room, and
+// each thread's entries are listed in the order that thread added them.
+TEST(Journal, ConcurrentAddsLoseNothing) {
+  constexpr int kThreads = 8, kEach = 500;
+  runtime::Journal journal(kThreads * kEach);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&journal, t] {
+      for (int i = 0; i < kEach; ++i) journal.Add(Entry(std::to_string(t) + ":" + std::to_string(i)));
+    });
+  }
+  for (auto& th : threads) th.join();
+  const json listed = journal.List(json::object(), 0);
+  ASSERT_EQ(listed.size(), static_cast<size_t>(kThreads * kEach));
+  std::vector<int> next(kThreads, 0);
+  for (const auto& e : listed) {
+    const std::string id = e["id"];
+    const int t = std::stoi(id.substr(0, id.find(':'))), i = std::stoi(id.substr(id.find(':') + 1));
+    ASSERT_EQ(i, next[t]) << "thread " << t << " out of order";
+    ++next[t];
+  }
+}
+
+}  // namespace
+}  // namespace emsim
