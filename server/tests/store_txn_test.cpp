@@ -143,7 +143,7 @@ TEST(RouterTxn, AReadOnlyPostRunsAsAReaderAndChangesNothing) {
   app::Router router(server.svc(), routes);
   const json before = server.svc().store.Dump();
   g_seen.readOpen = g_seen.writeOpen = g_seen.otherReaderGotIn = false;
-  const http::Response res = router.Handle(Post("/v1/domain/available", {{"domainName", "fresh-name"}}));
+  const http::Response res = router.Handle(Post("/v1/domain/available", {{"domainName", "fresh-name.com"}}));
   EXPECT_EQ(res.status, 200);
   EXPECT_TRUE(g_seen.readOpen) << "the handler did not run in a read transaction";
   EXPECT_FALSE(g_seen.writeOpen);
@@ -160,7 +160,7 @@ TEST(RouterTxn, TheAvailabilityAndDnsChecksAreReadOnly) {
 
   TestServer server;
   const json before = server.Get("/_sim/state?secrets=true", "").body;
-  auto available = server.Post("/v1/domain/available", {{"domainName", "brand-new-name"}, {"years", 2}});
+  auto available = server.Post("/v1/domain/available", {{"domainName", "brand-new-name.com"}, {"years", 2}});
   EXPECT_EQ(available.status, 200) << available.raw;
   auto checked = server.Post("/v1/domain/dns-check", {{"domainIds", json::array({"dom_nw_12", "dom_nw_01"})}});
   EXPECT_EQ(checked.status, 200) << checked.raw;
