@@ -7,7 +7,7 @@
 namespace emsim::api {
 
 app::Reply DnsShieldAvailableSlots(app::Ctx& ctx) {
-  return ctx.svc.store.Read([&](const model::State& s) {
+  return ctx.Read([&](const model::State& s) {
     json subs = json::array();
     std::int64_t total = 0;
     for (const auto* d : model::ActiveShieldSubscriptions(s, ctx.caller.accountId)) {
@@ -20,7 +20,7 @@ app::Reply DnsShieldAvailableSlots(app::Ctx& ctx) {
 
 app::Reply DnsShieldUpgradePlan(app::Ctx& ctx) {
   const json& b = ctx.req.body;  // schema: subscriptionId, newPlanName required strings
-  auto up = ctx.svc.store.Write([&](model::State& s) {
+  auto up = ctx.Write([&](model::State& s) {
     return model::UpgradeShieldPlan(s, ctx.caller.accountId, b.at("subscriptionId"), b.at("newPlanName"), ctx.now);
   });
   if (!up) return up.error();

@@ -22,7 +22,7 @@ std::string CheckoutUrl(const app::Ctx& ctx, const std::string& checkout_id) {
 app::Reply ScheduleSetting(app::Ctx& ctx, model::DomainSetting setting, const char* message) {
   const json& b = ctx.req.body;  // shape checked by schemas/requests/domains.<op>.json
   model::SettingRequest in{StringList(b, "domainIds"), b.value("contains", std::string()), b.at("email").get<std::string>()};
-  auto count = ctx.svc.store.Write(
+  auto count = ctx.Write(
       [&](model::State& s) { return model::ScheduleDomainSetting(s, ctx.caller, setting, in, ctx.now); });
   if (!count) return count.error();
   // Part 4.4: data null; the change happens asynchronously.
@@ -36,7 +36,7 @@ app::Reply ListDomains(app::Ctx& ctx) {
   auto page_or = QueryInt(ctx.req, "page", 1, 1, kMaxPage);
   if (!page_or) return page_or.error();
   const std::int64_t page = *page_or;
-  return ctx.svc.store.Read([&](const model::State& s) {
+  return ctx.Read([&](const model::State& s) {
     auto view = model::ListDomains(s, ctx.caller, ctx.req.Query("contains"), page);
     // Written as text (api/json_out.hpp); the same bytes as the Envelope of DomainListRecords.
     core::JsonOut w;
@@ -53,7 +53,7 @@ app::Reply ListDomains(app::Ctx& ctx) {
 
 app::Reply AvailableDomains(app::Ctx& ctx) {
   const json& b = ctx.req.body;
-  auto found = ctx.svc.store.Read([&](const model::State& s) {
+  auto found = ctx.Read([&](const model::State& s) {
     return model::CheckAvailability(s, b.at("domainName").get<std::string>(), b.value("years", std::int64_t{1}));
   });
   if (!found) return found.error();
@@ -65,7 +65,7 @@ app::Reply AvailableDomains(app::Ctx& ctx) {
 app::Reply BuyDomain(app::Ctx& ctx) {
   const json& b = ctx.req.body;
   const bool use_wallet = b.value("useWallet", false);
-  auto bought = ctx.svc.store.Write([&](model::State& s) -> model::Result<std::pair<model::Checkout, model::Cents>> {
+  auto bought = ctx.Write([&](model::State& s) -> model::Result<std::pair<model::Checkout, model::Cents>> {
     auto r = model::BuyDomain(s, ctx.caller, b.at("domainName").get<std::string>(), b.value("years", std::int64_t{1}),
                               use_wallet, ctx.now);
     if (!r) return r.error();
@@ -90,7 +90,7 @@ app::Reply BuyDomain(app::Ctx& ctx) {
 
 app::Reply DnsCheck(app::Ctx& ctx) {
   const auto ids = StringList(ctx.req.body, "domainIds");
-  return ctx.svc.store.Read([&](const model::State& s) -> app::Reply {
+  return ctx.Read([&](const model::State& s) -> app::Reply {
     auto found = model::FindWorkspaceDomains(s, ctx.caller, ids);
     if (!found) return found.error();
     json data = json::array();
@@ -113,7 +113,7 @@ app::Reply EnableCatchAll(app::Ctx& ctx) {
 
 app::Reply SimGetCheckout(app::Ctx& ctx) {
   const std::string& id = ctx.req.params.at("id");
-  return ctx.svc.store.Read([&](const model::State& s) -> app::Reply {
+  return ctx.Read([&](const model::State& s) -> app::Reply {
     const model::Checkout* c = s.checkouts.Find(id);
     if (!c) return model::Error::NotFound("Checkout " + id + " not found");
     return app::Json(CheckoutRecord(*c, CheckoutUrl(ctx, c->id)));
@@ -122,7 +122,7 @@ app::Reply SimGetCheckout(app::Ctx& ctx) {
 
 app::Reply SimCompleteCheckout(app::Ctx& ctx) {
   const std::string& id = ctx.req.params.at("id");
-  return ctx.svc.store.Write([&](model::State& s) -> app::Reply {
+  return ctx.Write([&](model::State& s) -> app::Reply {
     auto c = model::CompleteCheckout(s, id, ctx.now);
     if (!c) return c.error();
     return app::Json({{"checkout", CheckoutRecord(**c, CheckoutUrl(ctx, (*c)->id))},
@@ -133,7 +133,7 @@ app::Reply SimCompleteCheckout(app::Ctx& ctx) {
 app::Reply SimTransitionDomain(app::Ctx& ctx) {
   const std::string& id = ctx.req.params.at("id");
   const std::string status = ctx.req.body.at("status");
-  return ctx.svc.store.Write([&](model::State& s) -> app::Reply {
+  return ctx.Write([&](model::State& s) -> app::Reply {
     auto t = model::TransitionDomain(s, id, status, ctx.now);
     if (!t) return t.error();
     return app::Json({{"domain", DomainListRecord(s, *s.domains.Find(id))},

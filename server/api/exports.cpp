@@ -49,7 +49,7 @@ app::Reply ExportMailboxes(app::Ctx& ctx) {
   in.status = String(b, "status");
   for (const char* key : {"apps", "ids", "excludeIds", "tagIds", "contains", "status"})
     if (b.contains(key)) in.filters[key] = b[key];
-  auto started = ctx.svc.store.Write([&](model::State& s) { return model::StartExport(s, ctx.caller, in, ctx.now); });
+  auto started = ctx.Write([&](model::State& s) { return model::StartExport(s, ctx.caller, in, ctx.now); });
   if (!started) return started.error();
   return app::Envelope(model::msg::kExportStarted, nullptr);
 }
@@ -61,7 +61,7 @@ app::Reply UpdateThirdPartyAccount(app::Ctx& ctx) {
   in.email = b.at("email");
   in.passwordFingerprint =
       PasswordFingerprint(ctx.caller.accountId, in.app, in.email, b.at("password").get_ref<const std::string&>());
-  auto done = ctx.svc.store.Write(
+  auto done = ctx.Write(
       [&](model::State& s) { return model::UpdateThirdPartyAccount(s, ctx.caller, in, ctx.now); });
   if (!done) return done.error();
   return app::Envelope(model::msg::kThirdPartyAccountUpdated, nullptr);

@@ -11,7 +11,7 @@ app::Reply ListMailboxes(app::Ctx& ctx) {
   auto page_or = QueryInt(ctx.req, "page", 1, 1, kMaxPage);
   if (!page_or) return page_or.error();
   const std::int64_t page = *page_or;
-  return ctx.svc.store.Read([&](const model::State& s) {
+  return ctx.Read([&](const model::State& s) {
     auto view = model::ListMailboxes(s, ctx.caller, ctx.req.Query("contains"), page);
     // Written as text (api/json_out.hpp), keys in sorted order: the bytes an nlohmann Envelope
     // of {..., domains: [{id, domain, status, mailboxes: [MailboxRecord]}]} would dump.
@@ -38,7 +38,7 @@ app::Reply ListMailboxes(app::Ctx& ctx) {
 }
 
 app::Reply MailboxDetails(app::Ctx& ctx) {
-  return ctx.svc.store.Read([&](const model::State& s) -> app::Reply {
+  return ctx.Read([&](const model::State& s) -> app::Reply {
     auto m = model::FindMailbox(s, ctx.caller, ctx.req.Query("id"));
     if (!m) return m.error();
     return app::Envelope(model::msg::kSuccess, {{"mailbox", MailboxRecord(s, **m)}});

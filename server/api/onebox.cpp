@@ -42,7 +42,7 @@ app::Reply SearchEmails(app::Ctx& ctx) {
   q.limit = *limit;
   q.page = *page;
 
-  return ctx.svc.store.Read([&](const model::State& s) -> app::Reply {
+  return ctx.Read([&](const model::State& s) -> app::Reply {
     auto view = model::SearchEmails(s, ctx.caller, q);
     if (!view) return view.error();
     json data = json::array();

@@ -12,7 +12,7 @@ app::Reply PurchasePlacementTests(app::Ctx& ctx) {
   const json& b = ctx.req.body;  // schema: all three fields required (Part 4.7)
   model::PlacementRequest in{b.at("placementType").get<std::string>(), b.at("testName").get<std::string>(),
                              b.at("mailboxIds").get<std::vector<std::string>>()};
-  auto r = ctx.svc.store.Write(
+  auto r = ctx.Write(
       [&](model::State& s) { return model::PurchasePlacementTests(s, ctx.caller, in, ctx.now); });
   if (!r) return r.error();
   // Written as text (api/json_out.hpp), keys in nlohmann's order, so the bytes are those of the

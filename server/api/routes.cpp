@@ -36,10 +36,10 @@ const std::vector<Route>& Routes() {
     {"GET",  "/v1/mailbox/details",                  "mailboxes.details",      A::kWorkspace, &api::MailboxDetails},
     // ---- Part 4.4 domains ---------------------------------------------------------------------
     {"GET",  "/v1/domain/list",                      "domains.list",           A::kWorkspace, &api::ListDomains},
-    {"POST", "/v1/domain/available",                 "domains.available",      A::kWorkspace, &api::AvailableDomains},
+    {"POST", "/v1/domain/available",                 "domains.available",      A::kWorkspace, &api::AvailableDomains, B::kJson, app::kReadOnly},
     // Part 5 leaves open whether buy-domain needs the key; emsim requires it (README gap table).
     {"POST", "/v1/domain/buy-domain",                "domains.buy",            A::kWorkspace, &api::BuyDomain},
-    {"POST", "/v1/domain/dns-check",                 "domains.dns_check",      A::kWorkspace, &api::DnsCheck},
+    {"POST", "/v1/domain/dns-check",                 "domains.dns_check",      A::kWorkspace, &api::DnsCheck, B::kJson, app::kReadOnly},
     {"POST", "/v1/domain/add-dmarc",                 "domains.add_dmarc",      A::kWorkspace, &api::AddDmarc},
     {"POST", "/v1/domain/enable-email-forwarding",   "domains.enable_forwarding", A::kWorkspace, &api::EnableForwarding},
     {"POST", "/v1/domain/enable-catch-all-email",    "domains.enable_catch_all",  A::kWorkspace, &api::EnableCatchAll},

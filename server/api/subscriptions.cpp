@@ -7,7 +7,7 @@
 namespace emsim::api {
 
 app::Reply ListSubscriptions(app::Ctx& ctx) {
-  return ctx.svc.store.Read([&](const model::State& s) {
+  return ctx.Read([&](const model::State& s) {
     json data = json::array();
     for (const auto* sub : model::ListSubscriptions(s, ctx.caller.accountId)) data.push_back(SubscriptionRecord(*sub));
     return app::Envelope(model::msg::kSuccess, std::move(data));
@@ -16,7 +16,7 @@ app::Reply ListSubscriptions(app::Ctx& ctx) {
 
 app::Reply CancelSubscription(app::Ctx& ctx) {
   const std::string id = ctx.req.body.at("subscriptionId");  // schema: required string
-  auto done = ctx.svc.store.Write(
+  auto done = ctx.Write(
       [&](model::State& s) { return model::CancelSubscription(s, ctx.caller.accountId, id, ctx.now); });
   if (!done) return done.error();
   // Part 4.6: {message, data: null}, no status field.
@@ -29,7 +29,7 @@ app::Reply UpgradeSubscription(app::Ctx& ctx) {
   in.subscriptionId = b.at("subscriptionId");
   if (b.contains("uniquePlanKey")) in.uniquePlanKey = b["uniquePlanKey"].get<std::string>();
   if (b.contains("lookupKey")) in.lookupKey = b["lookupKey"].get<std::string>();
-  auto done = ctx.svc.store.Write(
+  auto done = ctx.Write(
       [&](model::State& s) { return model::UpgradeSubscription(s, ctx.caller.accountId, in, ctx.now); });
   if (!done) return done.error();
   return app::Json(json::object());  // Part 4.6: the body is an empty object

@@ -16,7 +16,7 @@ app::Reply ListWebhookEventTypes(app::Ctx& ctx) {
 app::Reply CreateWebhookEndpoint(app::Ctx& ctx) {
   const json& b = ctx.req.body;  // shape checked by schemas/requests/webhooks.create.json
   model::EndpointInput in{b.at("url"), b.at("enabled_events").get<std::vector<std::string>>()};
-  auto created = ctx.svc.store.Write([&](model::State& s) -> model::Result<json> {
+  auto created = ctx.Write([&](model::State& s) -> model::Result<json> {
     auto e = model::CreateEndpoint(s, ctx.caller, in, ctx.svc.options.strictWebhookUrls, ctx.now);
     if (!e) return e.error();
     return WebhookEndpointRecord(**e, /*with_secret=*/true);
@@ -26,7 +26,7 @@ app::Reply CreateWebhookEndpoint(app::Ctx& ctx) {
 }
 
 app::Reply ListWebhookEndpoints(app::Ctx& ctx) {
-  return ctx.svc.store.Read([&](const model::State& s) {
+  return ctx.Read([&](const model::State& s) {
     json data = json::array();
     for (const auto* e : model::ListEndpoints(s, ctx.caller)) data.push_back(WebhookEndpointRecord(*e, false));
     return app::Envelope(model::msg::kSuccess, std::move(data));
@@ -39,7 +39,7 @@ app::Reply UpdateWebhookEndpoint(app::Ctx& ctx) {
   if (b.contains("url")) patch.url = b["url"].get<std::string>();
   if (b.contains("enabled_events")) patch.enabledEvents = b["enabled_events"].get<std::vector<std::string>>();
   if (b.contains("status")) patch.status = b["status"].get<std::string>();
-  auto updated = ctx.svc.store.Write([&](model::State& s) -> model::Result<json> {
+  auto updated = ctx.Write([&](model::State& s) -> model::Result<json> {
     auto e = model::UpdateEndpoint(s, ctx.caller, ctx.req.params.at("id"), patch, ctx.svc.options.strictWebhookUrls,
                                    ctx.now);
     if (!e) return e.error();

@@ -7,7 +7,7 @@
 namespace emsim::api {
 
 app::Reply ListWorkspaces(app::Ctx& ctx) {
-  return ctx.svc.store.Read([&](const model::State& s) {
+  return ctx.Read([&](const model::State& s) {
     // Written as text (api/json_out.hpp): the bytes of Envelope(kSuccess, [WorkspaceRecord]).
     core::JsonOut w;
     w.BeginObject().Key("data").BeginArray();
@@ -33,7 +33,7 @@ app::Reply AddOrUpdateBilling(app::Ctx& ctx) {
   in.postalCode = b.at("postalCode");
   in.phoneCc = b.at("phoneCc");
   in.phone = b.at("phone");
-  auto done = ctx.svc.store.Write([&](model::State& s) { return model::AddOrUpdateBilling(s, ctx.caller, in, ctx.now); });
+  auto done = ctx.Write([&](model::State& s) { return model::AddOrUpdateBilling(s, ctx.caller, in, ctx.now); });
   if (!done) return done.error();
   return app::Envelope(model::msg::kBillingSaved, nullptr);
 }

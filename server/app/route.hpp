@@ -23,7 +23,13 @@ struct Route {
   Access access;
   Handler handler;
   BodyFormat body = BodyFormat::kJson;
+  // A POST that changes nothing (Part 4.4's availability and DNS checks): the router runs it, as
+  // a GET, in a read transaction under the shared lock, so it waits for no other reader; a Write
+  // from its handler is refused (app::Ctx).
+  bool readOnly = false;
 };
+
+inline constexpr bool kReadOnly = true;  // for the route table: `..., BodyFormat::kJson, kReadOnly}`
 
 
 }  // namespace emsim::app

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -32,7 +33,7 @@ struct Request {
   Headers headers;                    // names lower-cased
   std::optional<model::Fault> fault;  // the /_sim/faults fault this request met, if any
   // The header's value, "" when absent; a reference, not a copy (an API key is longer than a
-  // short string's inline room, so each copy was an allocation; issue 7).
+  // short string's inline room, so each copy was an allocation: measured on every request).
   const std::string& Header(std::string_view lower_name) const {
     static const std::string kNone;
     auto it = headers.find(lower_name);
@@ -45,11 +46,47 @@ struct Request {
 
 using Reply = model::Result<Response>;
 
+// What a handler works with. A handler reaches the state only through Read and Write here, which
+// run in the request's transaction when the router opened one (router.cpp, "handler"):
+//  - a write route's WriteTxn: authentication and every Read before the first Write see the state
+//    that Write changes; that Write commits the transaction when it returns, so what the handler
+//    does after its change (shaping the answer) holds up no other request;
+//  - a read route's ReadTxn (GET, or an operation marked read-only): held until the handler
+//    returns; a Write there is a bug, refused with a logic_error (a 500 naming the operation).
+// Without one (/_sim routes: they reset, load, or wait for the scheduler's jobs, which write),
+// and after a write route's commit, each call is a transaction of its own.
 struct Ctx {
   app::Services& svc;
   const Request& req;
   model::Caller caller;
   model::Millis now;
+  std::optional<runtime::Store::ReadTxn> readTxn;
+  std::optional<runtime::Store::WriteTxn> writeTxn;
+
+  template <class F>
+  auto Read(F&& f) {
+    if (writeTxn && writeTxn->open()) return f(static_cast<const model::State&>(writeTxn->state()));
+    if (readTxn && readTxn->open()) return f(readTxn->state());
+    return svc.store.Read(std::forward<F>(f));
+  }
+  template <class F>
+  auto Write(F&& f) {
+    if (readTxn && readTxn->open())
+      throw std::logic_error("operation " + req.operationId + " is marked read-only but writes to the state");
+    if (writeTxn && writeTxn->open()) {
+      struct CommitOnReturn {  // also when `f` throws: the lock is never left held
+        runtime::Store::WriteTxn& txn;
+        ~CommitOnReturn() { txn.Commit(); }
+      } commit{*writeTxn};
+      return f(writeTxn->state());
+    }
+    return svc.store.Write(std::forward<F>(f));
+  }
+  // Ends the request's transaction, if one is still open (the router, once the handler returned).
+  void EndTxn() {
+    readTxn.reset();
+    writeTxn.reset();
+  }
 };
 
 using Handler = Reply (*)(Ctx&);

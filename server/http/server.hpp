@@ -1,8 +1,10 @@
 #pragma once
-// httplib glue: the only file that knows cpp-httplib on the serving side. cpp-httplib parses
-// requests and writes answers; emsim owns each connection's life (the connection loop in
-// server.cpp): the connection cap, the idle keep-alive and slow-header timeouts, and the body
-// limits checked from the headers before any body byte is read.
+// The HTTP transport: the only part of emsim that knows cpp-httplib on the serving side (here,
+// connection.* and pool.*). cpp-httplib parses requests and writes answers; emsim owns each
+// connection's life (the connection loop, connection.hpp): the connection cap, the idle
+// keep-alive and slow-header timeouts, and the body limits checked from the headers before any
+// body byte is read (server.cpp). It serves a RequestHandler and knows nothing of what is behind
+// it.
 #include <atomic>
 #include <memory>
 #include <string>

@@ -4,7 +4,7 @@
 //   The clock says what time it is; the scheduler runs every job whose due time is <= now,
 //   exactly once, as soon as it can, and each job runs *at its due time*.
 //
-// The clock modes differ only in how "now" moves (sim/clock.hpp); nothing here depends on them.
+// The clock modes differ only in how "now" moves (runtime/clock.hpp); nothing here depends on them.
 // So, in both modes: a job due now (a first webhook attempt) starts at once; a job due later
 // (a retry) waits; nothing runs early or twice; and what a job does carries its due time (the
 // events it creates, the delivery log), however late it actually ran.

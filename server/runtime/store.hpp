@@ -1,7 +1,8 @@
 #pragma once
 // The one store (STYLE.md habit 3): a State behind a reader/writer lock, a baseline to reset to,
-// and whole-state dump/load. Every change to the world goes through Write(), so concurrent
-// requests never lose an update: a wallet debit and its balance check happen under one lock.
+// and whole-state dump/load. Every change to the world happens in a write transaction, so
+// concurrent requests never lose an update: a wallet debit and its balance check happen under one
+// lock.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -32,15 +33,15 @@ class Store {
  public:
   // What Reset returns to is the state the store was created with (the loaded fixtures). Either
   // the store keeps a copy of it, or, for a state a recipe rebuilds exactly (a fixture's
-  // `generate:` mapping, sim/fixture_gen.hpp), `rebuild` makes it again when it is needed: a
-  // 100k-mailbox fixture is then held once, not twice (issue 7: 350 -> 190 MiB resident), at the
+  // `generate:` mapping, fixture/fixture_gen.hpp), `rebuild` makes it again when it is needed: a
+  // 100k-mailbox fixture is then held once, not twice (measured: 350 -> 190 MiB resident), at the
   // price of a slower reset (the rebuild, ~0.35 s at 100k, against ~0.1 s for copying in place).
   using Rebuild = std::function<State()>;
 
   // Without `rebuild`, the copy is made on a background thread so a large fixture starts serving
-  // reads without waiting for it. Nothing can change the state before the copy is done: Write,
-  // Reset and Load wait for it. `initial`'s indexes must be current (LoadState and the fixture
-  // loader keep them so); they are copied, or rebuilt, with the state.
+  // reads without waiting for it. Nothing can change the state before the copy is done: a write
+  // transaction, Reset and Load wait for it. `initial`'s indexes must be current (LoadState and
+  // the fixture loader keep them so); they are copied, or rebuilt, with the state.
   explicit Store(State initial, Rebuild rebuild = {}) : state_(std::move(initial)), rebuild_(std::move(rebuild)) {
     if (rebuild_) {
       baseline_ready_ = true;
@@ -58,79 +59,86 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  // Inside an Exclusive section on this thread, Read and Write run `f` in it without locking
-  // again (the lock is not recursive: locking it twice would deadlock).
+  // ---- transactions ---------------------------------------------------------------------------
+  // The store's lock is taken only here, by a transaction: a ReadTxn holds it shared, a WriteTxn
+  // exclusive, each from its Begin until it ends (End/Commit, or its destructor). Whoever opens
+  // one passes it on to the code that works in it (the router hands a request's to its handler
+  // through app::Ctx), so the lock is always visible where it is used. The lock is not
+  // recursive: a thread that opens a second transaction while it holds a write transaction gets
+  // a logic_error (a 500 naming it), not a deadlock.
+  class ReadTxn {
+   public:
+    ReadTxn(ReadTxn&&) noexcept = default;
+    ReadTxn& operator=(ReadTxn&&) = delete;
+    const State& state() const { return store_->state_; }
+    bool open() const { return lock_.owns_lock(); }
+    void End() {
+      if (lock_.owns_lock()) lock_.unlock();
+    }
+
+   private:
+    friend class Store;
+    explicit ReadTxn(const Store& store) : store_(&store), lock_(store.mu_) {}
+    const Store* store_;
+    std::shared_lock<std::shared_mutex> lock_;
+  };
+
+  class WriteTxn {
+   public:
+    WriteTxn(WriteTxn&&) noexcept = default;
+    WriteTxn& operator=(WriteTxn&&) = delete;
+    ~WriteTxn() { Commit(); }
+    State& state() { return store_->state_; }
+    bool open() const { return lock_.owns_lock(); }
+    // Ends the transaction: wakes the scheduler if it scheduled a job (still under the lock, so
+    // the wake-up is ordered with the change), then releases the lock. Nothing to roll back: a
+    // model function that refuses its input changes nothing (model/state.hpp).
+    void Commit() {
+      if (!lock_.owns_lock()) return;
+      store_->ReportScheduled();
+      store_->writer_.store(std::thread::id(), std::memory_order_relaxed);
+      lock_.unlock();
+    }
+
+   private:
+    friend class Store;
+    explicit WriteTxn(Store& store) : store_(&store), lock_(store.mu_) {
+      store.writer_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+      store.state_.earliestNewJobDue = kNoJobDue;
+    }
+    Store* store_;
+    std::unique_lock<std::shared_mutex> lock_;
+  };
+
+  ReadTxn BeginRead() const {
+    RefuseNested("BeginRead");
+    return ReadTxn(*this);
+  }
+  WriteTxn BeginWrite() {
+    RefuseNested("BeginWrite");
+    AwaitBaseline();
+    return WriteTxn(*this);
+  }
+
+  // A transaction of its own around `f`.
   template <class F>
   auto Read(F&& f) const {
-    if (held_ == this) return f(static_cast<const State&>(state_));
-    std::shared_lock lock(mu_);
-    return f(static_cast<const State&>(state_));
+    const ReadTxn txn = BeginRead();
+    return f(txn.state());
   }
-
-  // The first Write of an Exclusive section ends the section when it returns: see Exclusive.
   template <class F>
   auto Write(F&& f) {
-    if (held_ == this) {
-      struct EndSection {
-        ~EndSection() {
-          held_ = nullptr;
-          section_->unlock();
-        }
-      } end;
-      JobsWatch watch(*this);  // destroyed before `end`: still under the lock
-      return f(state_);
-    }
-    AwaitBaseline();
-    std::unique_lock lock(mu_);
-    JobsWatch watch(*this);
-    return f(state_);
+    WriteTxn txn = BeginWrite();
+    return f(txn.state());
   }
 
-  // The scheduler's one wake-up: called after a write that scheduled a job, with the earliest
-  // due time it scheduled, and after Reset and Load with kNoJobDue's opposite (INT64_MIN: look
-  // again at everything). It runs with the write lock held, so it must only signal, never lock
-  // the store. Set once, before the store is used by more than one thread.
+  // The scheduler's one wake-up: called when a write transaction that scheduled a job commits,
+  // with the earliest due time it scheduled, and after Reset and Load with kNoJobDue's opposite
+  // (INT64_MIN: look again at everything). It runs with the write lock held, so it must only
+  // signal, never lock the store. Set once, before the store is used by more than one thread.
   void SetJobsObserver(std::function<void(Millis)> observer) { jobs_observer_ = std::move(observer); }
 
-  // A write section for a request: the router runs a write route's authentication and its handler
-  // in one, so a POST takes the lock once. Authenticating under the shared lock and then writing
-  // under the exclusive one made every POST a reader and then a writer of a glibc rwlock, which
-  // prefers readers and wakes all of them on each write unlock: under 32 connections the MONTHLY
-  // purchase spent much of its CPU going to sleep and waking up on the lock (issue 7).
-  //
-  // The section holds the write lock from the start of `f` until the first Write that `f` makes
-  // returns (or `f` ends): reads before that Write see the state it changes, and what the handler
-  // does after its change (writing the answer) does not hold up other requests. Later Reads and
-  // Writes lock as usual. Reset, Load, Dump and the baseline calls refuse to run inside a section
-  // (they lock, or wait for another thread that may) with a logic_error, not a deadlock.
-  template <class F>
-  auto Exclusive(F&& f) {
-    RefuseNested("Exclusive");
-    AwaitBaseline();
-    std::unique_lock lock(mu_);
-    struct Section {
-      Section(const Store* s, std::unique_lock<std::shared_mutex>* l) {
-        held_ = s;
-        section_ = l;
-      }
-      ~Section() {
-        held_ = nullptr;
-        section_ = nullptr;
-      }
-    } section(this, &lock);
-    // A section that ends without a Write still reports what it scheduled (under its lock).
-    struct WatchIfHeld {
-      Store& store;
-      std::unique_lock<std::shared_mutex>& lock;
-      ~WatchIfHeld() {
-        if (lock.owns_lock()) store.ReportScheduled();
-      }
-    } watch{*this, lock};
-    state_.earliestNewJobDue = kNoJobDue;
-    return f(state_);
-  }
-
-  // Like Write, with the loaded fixtures at hand (POST /_sim/tenants clones from them).
+  // A write transaction with the loaded fixtures at hand (POST /_sim/tenants clones from them).
   template <class F>
   auto WriteWithBaseline(F&& f) {
     RefuseNested("WriteWithBaseline");
@@ -142,13 +150,11 @@ class Store {
         State state;
         ~Rebuilt() { store.Discard(std::move(state)); }
       } fixture{*this, rebuild_()};
-      std::unique_lock lock(mu_);
-      JobsWatch watch(*this);
-      return f(state_, static_cast<const State&>(fixture.state));
+      WriteTxn txn = BeginWrite();
+      return f(txn.state(), static_cast<const State&>(fixture.state));
     }
-    std::unique_lock lock(mu_);
-    JobsWatch watch(*this);
-    return f(state_, static_cast<const State&>(*baseline_));
+    WriteTxn txn = BeginWrite();
+    return f(txn.state(), static_cast<const State&>(*baseline_));
   }
 
   // Back to the state the store was created with (the loaded fixtures).
@@ -164,13 +170,12 @@ class Store {
       state_ = *baseline_;  // copy-assigned in place: the records' buffers are reused, nothing is freed
       ++generation_;
     }
-    if (jobs_observer_) jobs_observer_(INT64_MIN);
+    Wake(INT64_MIN);
   }
 
   json Dump() const {
-    RefuseNested("Dump");
-    std::shared_lock lock(mu_);
-    return DumpState(state_);
+    const ReadTxn txn = BeginRead();
+    return DumpState(txn.state());
   }
 
   // Replaces the whole state; throws (leaving the state as it was) when `j` is not a valid dump.
@@ -186,9 +191,11 @@ class Store {
   std::uint64_t generation() const { return generation_.load(); }
 
  private:
-  // A programming error made loud (a 500 naming it) instead of a deadlock.
+  // A programming error made loud (a 500 naming it) instead of a deadlock: this thread already
+  // holds the write lock, which is not recursive.
   void RefuseNested(const char* what) const {
-    if (held_ == this) throw std::logic_error(std::string("Store::") + what + " inside an Exclusive section");
+    if (writer_.load(std::memory_order_relaxed) == std::this_thread::get_id())
+      throw std::logic_error(std::string("Store::") + what + " inside a write transaction of the same thread");
   }
 
   void Replace(State next) {
@@ -197,21 +204,19 @@ class Store {
       std::swap(state_, next);
       ++generation_;
     }
-    if (jobs_observer_) jobs_observer_(INT64_MIN);
+    Wake(INT64_MIN);
     Discard(std::move(next));  // the old state, outside the lock
   }
 
-  // Clears the state's note of newly scheduled work on entry and reports it on exit; the store's
-  // lock is held for the whole life of a watch.
-  struct JobsWatch {
-    explicit JobsWatch(Store& s) : store(s) { store.state_.earliestNewJobDue = kNoJobDue; }
-    ~JobsWatch() { store.ReportScheduled(); }
-    Store& store;
-  };
+  // Reports the earliest job a write transaction scheduled (State::earliestNewJobDue, cleared when
+  // the transaction began); its lock is held.
   void ReportScheduled() {
     const Millis due = state_.earliestNewJobDue;
     if (due == kNoJobDue) return;
     state_.earliestNewJobDue = kNoJobDue;
+    Wake(due);
+  }
+  void Wake(Millis due) {
     if (jobs_observer_) jobs_observer_(due);
   }
 
@@ -226,9 +231,9 @@ class Store {
   }
 
   mutable std::shared_mutex mu_;
-  // The store this thread is in an Exclusive section of, and the section's lock.
-  static inline thread_local const Store* held_ = nullptr;
-  static inline thread_local std::unique_lock<std::shared_mutex>* section_ = nullptr;
+  // The thread holding mu_ exclusively through a WriteTxn, if any: only to refuse a nested
+  // transaction loudly (RefuseNested); nothing else depends on it.
+  std::atomic<std::thread::id> writer_{};
   std::atomic<std::uint64_t> generation_{0};
   State state_;
   const Rebuild rebuild_;

@@ -52,7 +52,7 @@ json CheckoutJson(const std::string& base_url, const model::PlacementCart& c) {
 }  // namespace
 
 app::Reply SimGetWallet(app::Ctx& ctx) {
-  return ctx.svc.store.Read([&](const model::State& s) -> app::Reply {
+  return ctx.Read([&](const model::State& s) -> app::Reply {
     auto caller = CallerOf(s, ctx);
     if (!caller) return caller.error();
     return app::Json(WalletJson(*s.accounts.Find(caller->accountId)));
@@ -68,7 +68,7 @@ app::Reply SimPutWallet(app::Ctx& ctx) {
     return model::Error::Validation(param, "balance must be between 0 and " +
                                                std::to_string(model::kMaxWalletCents / 100) + " dollars");
   const model::Cents cents = dollars ? value * 100 : value;
-  return ctx.svc.store.Write([&](model::State& s) -> app::Reply {
+  return ctx.Write([&](model::State& s) -> app::Reply {
     auto caller = CallerOf(s, ctx);
     if (!caller) return caller.error();
     auto done = model::SetWallet(s, caller->accountId, cents, param);
@@ -78,7 +78,7 @@ app::Reply SimPutWallet(app::Ctx& ctx) {
 }
 
 app::Reply SimGetInvoice(app::Ctx& ctx) {
-  return ctx.svc.store.Read([&](const model::State& s) -> app::Reply {
+  return ctx.Read([&](const model::State& s) -> app::Reply {
     auto inv = model::FindInvoice(s, ctx.req.params.at("id"));
     if (!inv) return inv.error();
     return app::Json(InvoiceJson(ctx.svc.baseUrl, **inv));
@@ -86,7 +86,7 @@ app::Reply SimGetInvoice(app::Ctx& ctx) {
 }
 
 app::Reply SimGetPlacementCheckout(app::Ctx& ctx) {
-  return ctx.svc.store.Read([&](const model::State& s) -> app::Reply {
+  return ctx.Read([&](const model::State& s) -> app::Reply {
     const model::PlacementCart* c = s.placementCarts.Find(ctx.req.params.at("id"));
     if (!c || !c->checkoutSession) return model::Error::NotFound("Placement checkout " + ctx.req.params.at("id") + " not found");
     return app::Json(CheckoutJson(ctx.svc.baseUrl, *c));
@@ -94,7 +94,7 @@ app::Reply SimGetPlacementCheckout(app::Ctx& ctx) {
 }
 
 app::Reply SimCompletePlacementCheckout(app::Ctx& ctx) {
-  auto done = ctx.svc.store.Write([&](model::State& s) {
+  auto done = ctx.Write([&](model::State& s) {
     return model::CompletePlacementCheckout(s, ctx.req.params.at("id"), ctx.now);
   });
   if (!done) return done.error();

@@ -64,7 +64,7 @@ json SimEventJson(const model::Event& e) {
 
 app::Reply SimListEvents(app::Ctx& ctx) {
   const std::string type = ctx.req.Query("type"), account = ctx.req.Query("accountId");
-  return ctx.svc.store.Read([&](const model::State& s) {
+  return ctx.Read([&](const model::State& s) {
     json events = json::array();
     for (const auto& e : s.events)
       if ((type.empty() || e.type == type) && (account.empty() || e.accountId == account))
@@ -81,7 +81,7 @@ app::Reply SimTriggerEvent(app::Ctx& ctx) {
   if (b.contains("objectId")) in.objectId = b["objectId"].get<std::string>();
   // A copy that recurses on the value's depth: bounded by the limited parser (64 levels).
   if (b.contains("data")) in.data = b["data"];
-  auto result = ctx.svc.store.Write([&](model::State& s) -> model::Result<json> {
+  auto result = ctx.Write([&](model::State& s) -> model::Result<json> {
     auto e = model::TriggerEvent(s, in, ctx.now);
     if (!e) return e.error();
     json endpoints = json::array();
@@ -108,7 +108,7 @@ app::Reply SimListDeliveries(app::Ctx& ctx) {
   f.eventId = ctx.req.Query("eventId");
   f.status = ctx.req.Query("status", ctx.req.Query("outcome"));
   f.accountId = ctx.req.Query("accountId");
-  return ctx.svc.store.Read([&](const model::State& s) {
+  return ctx.Read([&](const model::State& s) {
     json deliveries = json::array();
     for (const auto& d : model::ListDeliveries(s, f)) deliveries.push_back(DeliveryJson(d));
     json endpoints = json::array();
@@ -121,7 +121,7 @@ app::Reply SimListDeliveries(app::Ctx& ctx) {
 
 app::Reply SimListNotifications(app::Ctx& ctx) {
   const std::string account = ctx.req.Query("accountId");
-  return ctx.svc.store.Read([&](const model::State& s) {
+  return ctx.Read([&](const model::State& s) {
     json list = json::array();
     for (const auto& n : s.notifications) {
       if (!account.empty() && n.accountId != account) continue;

@@ -32,7 +32,7 @@ model::Result<std::string> ScopeAccount(const app::Ctx& ctx, const model::State&
 }  // namespace
 
 app::Reply SimListExports(app::Ctx& ctx) {
-  return ctx.svc.store.Read([&](const model::State& s) -> app::Reply {
+  return ctx.Read([&](const model::State& s) -> app::Reply {
     auto account = ScopeAccount(ctx, s);
     if (!account) return account.error();
     const std::string workspace = ctx.req.Query("workspaceId"), status = ctx.req.Query("status");
@@ -49,7 +49,7 @@ app::Reply SimListExports(app::Ctx& ctx) {
 
 app::Reply SimGetExport(app::Ctx& ctx) {
   const std::string id = ctx.req.params.at("id");
-  return ctx.svc.store.Read([&](const model::State& s) -> app::Reply {
+  return ctx.Read([&](const model::State& s) -> app::Reply {
     auto account = ScopeAccount(ctx, s);
     if (!account) return account.error();
     const model::MailboxExport* x = s.exports.Find(id);

@@ -5,7 +5,7 @@
 namespace emsim::api {
 
 app::Reply SimCreateFault(app::Ctx& ctx) {
-  auto fault = ctx.svc.store.Write([&](model::State& s) {
+  auto fault = ctx.Write([&](model::State& s) {
     auto f = model::AddFault(s, ctx.req.body, ctx.now);
     if (f) ctx.svc.faultsMayExist.store(true, std::memory_order_release);
     return f;
@@ -15,7 +15,7 @@ app::Reply SimCreateFault(app::Ctx& ctx) {
 }
 
 app::Reply SimListFaults(app::Ctx& ctx) {
-  json list = ctx.svc.store.Read([](const model::State& s) {
+  json list = ctx.Read([](const model::State& s) {
     json out = json::array();
     for (const auto& f : s.faults) out.push_back(model::FaultView(f));
     return out;
@@ -24,7 +24,7 @@ app::Reply SimListFaults(app::Ctx& ctx) {
 }
 
 app::Reply SimClearFaults(app::Ctx& ctx) {
-  const size_t removed = ctx.svc.store.Write([&](model::State& s) {
+  const size_t removed = ctx.Write([&](model::State& s) {
     const size_t n = s.faults.size();
     model::ClearFaults(s);
     ctx.svc.faultsMayExist.store(false, std::memory_order_release);
@@ -35,7 +35,7 @@ app::Reply SimClearFaults(app::Ctx& ctx) {
 
 app::Reply SimDeleteFault(app::Ctx& ctx) {
   const std::string& id = ctx.req.params.at("id");
-  if (!ctx.svc.store.Write([&](model::State& s) { return model::DeleteFault(s, id); }))
+  if (!ctx.Write([&](model::State& s) { return model::DeleteFault(s, id); }))
     return model::Error::NotFound("no fault " + id);
   return app::Json({{"status", "ok"}, {"removed", 1}});
 }

@@ -43,7 +43,7 @@ json BehaviourOf(const json& body) {
 
 app::Reply SimCreateSink(app::Ctx& ctx) {
   const json body = ctx.req.hasBody ? ctx.req.body : json::object();
-  auto created = ctx.svc.store.Write([&](model::State& s) -> model::Result<json> {
+  auto created = ctx.Write([&](model::State& s) -> model::Result<json> {
     auto k = model::CreateSink(s, body.value("name", ""), BehaviourOf(body), ctx.now);
     if (!k) return k.error();
     return SinkJson(ctx.svc, **k, true);
@@ -53,7 +53,7 @@ app::Reply SimCreateSink(app::Ctx& ctx) {
 }
 
 app::Reply SimListSinks(app::Ctx& ctx) {
-  return ctx.svc.store.Read([&](const model::State& s) {
+  return ctx.Read([&](const model::State& s) {
     json list = json::array();
     for (const auto& k : s.sinks) list.push_back(SinkJson(ctx.svc, k, false));
     return app::Json({{"sinks", std::move(list)}});
@@ -61,7 +61,7 @@ app::Reply SimListSinks(app::Ctx& ctx) {
 }
 
 app::Reply SimGetSink(app::Ctx& ctx) {
-  return ctx.svc.store.Read([&](const model::State& s) -> app::Reply {
+  return ctx.Read([&](const model::State& s) -> app::Reply {
     const model::Sink* k = s.sinks.Find(ctx.req.params.at("id"));
     if (!k) return model::Error::NotFound(model::msg::kSinkNotFound);
     return app::Json(SinkJson(ctx.svc, *k, true));
@@ -72,7 +72,7 @@ app::Reply SimUpdateSink(app::Ctx& ctx) {
   const json body = ctx.req.hasBody ? ctx.req.body : json::object();
   std::optional<std::string> name;
   if (body.contains("name")) name = body["name"].get<std::string>();
-  auto updated = ctx.svc.store.Write([&](model::State& s) -> model::Result<json> {
+  auto updated = ctx.Write([&](model::State& s) -> model::Result<json> {
     auto k = model::UpdateSink(s, ctx.req.params.at("id"), name, BehaviourOf(body));
     if (!k) return k.error();
     return SinkJson(ctx.svc, **k, false);
@@ -99,7 +99,7 @@ app::Reply SimSinkReceive(app::Ctx& ctx) {
   else
     probe.matches = [&](const std::string& secret) { return events::SignatureMatches(*sig, secret, ctx.req.rawBody); };
 
-  auto answer = ctx.svc.store.Write([&](model::State& s) {
+  auto answer = ctx.Write([&](model::State& s) {
     return model::ReceiveAtSink(s, ctx.req.params.at("id"), std::move(in), probe, ctx.now);
   });
   if (!answer) return answer.error();

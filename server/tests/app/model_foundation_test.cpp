@@ -2,10 +2,8 @@
 // dump/load, fixtures and the schema registry's messages.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <future>
 #include <regex>
 #include <set>
 
@@ -190,34 +188,6 @@ TEST(Store, DumpLoadRoundTripsExactly) {
   EXPECT_EQ(other.Dump(), dump);
   store.Reset();
   EXPECT_NE(store.Dump(), dump);
-}
-
-// Store::Exclusive (the router's one write section per write request): the handler's own Reads
-// and its first Write run inside it instead of deadlocking on the non-recursive lock; that Write
-// ends the section, so what the handler does afterwards holds up no one; the calls that lock
-// differently are refused with an error instead of a hang.
-TEST(Store, ExclusiveRunsUntilTheFirstWriteAndRefusesTheRest) {
-  runtime::Store store(DefaultState());
-  const json before = store.Dump();
-  const size_t jobs_before = before["jobs"].size();
-  store.Exclusive([&](model::State& s) {
-    s.Schedule(5, "x.kind", {});
-    EXPECT_EQ(store.Read([](const model::State& inner) { return inner.jobs.size(); }), jobs_before + 1);
-    EXPECT_THROW(store.Reset(), std::logic_error);
-    EXPECT_THROW(store.Dump(), std::logic_error);
-    EXPECT_THROW(store.Load(before), std::logic_error);
-    EXPECT_THROW(store.Exclusive([](model::State&) {}), std::logic_error);
-    store.Write([](model::State& inner) { inner.Schedule(6, "x.kind", {}); });
-    // The section is over: another thread's write gets in while this handler goes on. (The
-    // timeout only turns a regression, a deadlock, into a failure instead of a hung test.)
-    auto other = std::async(std::launch::async, [&] { store.Write([](model::State& w) { w.Schedule(7, "x.kind", {}); }); });
-    EXPECT_EQ(other.wait_for(std::chrono::seconds(30)), std::future_status::ready);
-    EXPECT_EQ(store.Dump()["jobs"].size(), jobs_before + 3) << "a Dump after the section locks as usual";
-  });
-  // An exception thrown inside leaves the lock free and the thread outside the section.
-  EXPECT_THROW(store.Exclusive([](model::State&) -> int { throw std::runtime_error("boom"); }), std::runtime_error);
-  store.Reset();
-  EXPECT_EQ(store.Dump(), before);
 }
 
 TEST(Store, LoadRejectsDanglingReferencesAndKeepsTheOldState) {

@@ -1,0 +1,284 @@
+#include "http/connection.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include <netdb.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "runtime/log.hpp"
+
+namespace emsim::http {
+
+namespace {
+
+// A request line plus headers larger than this is refused (431) before more is read:
+// cpp-httplib bounds each header line (8 KiB) but not how many lines come.
+constexpr size_t kMaxHeaderBytes = 64 * 1024;
+// Answers are gathered and sent with one send() (httplib writes the head and the body apart);
+// anything larger goes out as it comes.
+constexpr size_t kOutBufferBytes = 64 * 1024;
+constexpr size_t kInBufferBytes = 16 * 1024;
+
+// After a refusal the connection is closed; what the client is still sending is read and thrown
+// away first, so the kernel does not answer it with a reset that would destroy the answer in
+// flight (the "lingering close" of HTTP servers; nginx: lingering_time, lingering_timeout). A
+// client that sends a body larger than the limit finishes sending it, then reads the 413: the
+// whole of it must be drained, not a part, or the client's last writes meet a reset. Draining
+// costs no memory; time bounds it: each read waits at most kLingerIdleMs for more, and the
+// whole drain lasts at most kLingerMs or kLingerBytes.
+constexpr int kLingerMs = 5000;
+constexpr int kLingerIdleMs = 1000;
+constexpr size_t kLingerBytes = size_t{256} * 1024 * 1024;
+
+const char* ReasonPhrase(int status) {
+  switch (status) {
+    case 400: return "Bad Request";
+    case 408: return "Request Timeout";
+    case 413: return "Payload Too Large";
+    case 431: return "Request Header Fields Too Large";
+    case 501: return "Not Implemented";
+    case 503: return "Service Unavailable";
+    default: return "Error";
+  }
+}
+
+// Reads and throws away what a refused client is still sending, briefly, then closes.
+void LingeringClose(int fd) {
+  ::shutdown(fd, SHUT_WR);
+  const auto deadline = Steady::now() + std::chrono::milliseconds(kLingerMs);
+  char sink[16 * 1024];
+  size_t drained = 0;
+  while (drained < kLingerBytes) {
+    pollfd p{fd, POLLIN, 0};
+    const int left = std::min(MillisUntil(deadline), kLingerIdleMs);
+    if (left <= 0 || ::poll(&p, 1, left) <= 0) break;
+    const ssize_t n = ::recv(fd, sink, sizeof sink, MSG_DONTWAIT);
+    if (n <= 0) break;
+    drained += static_cast<size_t>(n);
+  }
+  ::close(fd);
+}
+
+}  // namespace
+
+int MillisUntil(Steady::time_point deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Steady::now()).count();
+  return static_cast<int>(std::clamp<long long>(left, 0, 24LL * 3600 * 1000));
+}
+
+std::string PeerText(const sockaddr_storage& a, socklen_t len, int& port) {
+  char host[NI_MAXHOST];
+  char serv[NI_MAXSERV];
+  if (getnameinfo(reinterpret_cast<const sockaddr*>(&a), len, host, sizeof host, serv, sizeof serv,
+                  NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+    return {};
+  port = std::atoi(serv);
+  return host;
+}
+
+// ---- Transport ---------------------------------------------------------------------------------
+
+Transport::Transport(Limits limits, ErrorBody error_body) : limits_(limits), error_body_(std::move(error_body)) {
+  stop_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+Transport::~Transport() {
+  if (stop_fd_ >= 0) ::close(stop_fd_);
+}
+
+void Transport::WakeAll() {
+  if (stop_fd_ < 0) return;
+  const std::uint64_t one = 1;
+  [[maybe_unused]] auto n = ::write(stop_fd_, &one, sizeof one);
+}
+
+std::string Transport::ClosingAnswer(int status, const std::string& message) const {
+  const std::string body = error_body_(status, message);
+  std::string out = "HTTP/1.1 " + std::to_string(status) + " " + ReasonPhrase(status) + "\r\n";
+  out += "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
+  if (status == 503) out += "Retry-After: 1\r\n";
+  out += "Connection: close\r\n\r\n" + body;
+  return out;
+}
+
+bool Transport::process_and_close_socket(socket_t sock) {
+  const auto accepted = Steady::now();
+  struct Count {
+    std::atomic<int>& open;
+    int now;
+    explicit Count(std::atomic<int>& o) : open(o), now(++o) {}
+    ~Count() { --open; }
+  } count(open_);
+  // Over the cap: a clear refusal, then close (the client may retry; Retry-After says when).
+  if (count.now > limits_.maxConnections) {
+    const std::string answer = ClosingAnswer(503, "Too many connections (limit " +
+                                                      std::to_string(limits_.maxConnections) + "); retry shortly");
+    [[maybe_unused]] auto n = ::send(sock, answer.data(), answer.size(), MSG_NOSIGNAL);
+    LingeringClose(sock);
+    return false;
+  }
+
+  Connection conn(sock, *this);
+  bool ok = true;
+  for (size_t served = 0; svr_sock_ != INVALID_SOCKET; ++served) {
+    // The first request's headers are due a header timeout after the connect (a client that
+    // connects and sends nothing is a slow client); later ones a header timeout after their first
+    // byte, which may come up to an idle timeout after the previous answer.
+    Steady::time_point deadline = accepted + std::chrono::milliseconds(limits_.headerTimeoutMs);
+    if (!conn.WaitForRequest(served == 0 ? MillisUntil(deadline) : limits_.idleTimeoutMs)) break;
+    if (served > 0) deadline = Steady::now() + std::chrono::milliseconds(limits_.headerTimeoutMs);
+    conn.BeginRequest(deadline);
+    bool client_closes = false;
+    // httplib catches what a handler throws, but not what its own parsing or the per-request
+    // hook does: on a pool thread that would end the process, so it ends this connection only.
+    try {
+      ok = process_request(conn, /*close_connection=*/false, client_closes,
+                           [&](httplib::Request& req) { on_headers(conn, req); });
+    } catch (const std::exception& e) {
+      runtime::Log("error", "connection ended by an exception", {{"what", e.what()}});
+      ok = false;
+    } catch (...) {
+      runtime::Log("error", "connection ended by an exception");
+      ok = false;
+    }
+    if (!conn.Flush() || !ok || client_closes || conn.close_after() || conn.failed()) break;
+  }
+  conn.Flush();
+  if (conn.close_after()) {
+    LingeringClose(sock);
+  } else {
+    ::shutdown(sock, SHUT_RDWR);
+    ::close(sock);
+  }
+  return ok;
+}
+
+// ---- Connection --------------------------------------------------------------------------------
+
+Connection::Connection(int fd, Transport& transport) : fd_(fd), transport_(transport), in_(kInBufferBytes) {
+  sockaddr_storage a{};
+  socklen_t len = sizeof a;
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) remote_ip_ = PeerText(a, len, remote_port_);
+  len = sizeof a;
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) local_ip_ = PeerText(a, len, local_port_);
+}
+
+ssize_t Connection::read(char* ptr, size_t size) {
+  if (pos_ == len_) {
+    if (failed_) return -1;
+    // An interim answer (100 Continue) must reach the client before its body is awaited.
+    if (!Flush()) return -1;
+    const ssize_t n = Fill();
+    if (n <= 0) return n;
+  }
+  const size_t n = std::min(size, len_ - pos_);
+  std::memcpy(ptr, in_.data() + pos_, n);
+  pos_ += n;
+  if (in_headers_ && !Track(ptr, n)) return -1;
+  return static_cast<ssize_t>(n);
+}
+
+ssize_t Connection::write(const char* ptr, size_t size) {
+  if (discard_writes_) return static_cast<ssize_t>(size);
+  if (failed_) return -1;
+  if (out_.size() + size > kOutBufferBytes) {
+    if (!Flush()) return -1;
+    if (size >= kOutBufferBytes) return SendAll(ptr, size) ? static_cast<ssize_t>(size) : -1;
+  }
+  out_.append(ptr, size);
+  return static_cast<ssize_t>(size);
+}
+
+bool Connection::Flush() {
+  if (out_.empty() || discard_writes_) return !failed_;
+  const bool ok = SendAll(out_.data(), out_.size());
+  out_.clear();
+  return ok;
+}
+
+void Connection::AnswerAndFail(const std::string& answer) {
+  Flush();
+  SendAll(answer.data(), answer.size());
+  discard_writes_ = true;
+  failed_ = true;
+  close_after_ = true;
+}
+
+int Connection::Poll(int timeout_ms) {
+  pollfd fds[2] = {{fd_, POLLIN, 0}, {transport_.stop_fd(), POLLIN, 0}};
+  for (;;) {
+    const int n = ::poll(fds, transport_.stop_fd() >= 0 ? 2 : 1, timeout_ms);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return -1;
+    if (n == 0) return 0;
+    if (fds[1].revents) return -1;
+    return 1;
+  }
+}
+
+ssize_t Connection::Fill() {
+  pos_ = len_ = 0;
+  for (;;) {
+    const ssize_t n = ::recv(fd_, in_.data(), in_.size(), MSG_DONTWAIT);
+    if (n > 0) {
+      len_ = static_cast<size_t>(n);
+      return n;
+    }
+    if (n == 0) return 0;
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) {
+      failed_ = true;
+      return -1;
+    }
+    const int timeout = in_headers_ ? MillisUntil(header_deadline_) : kBodyReadTimeoutMs;
+    const int ready = timeout > 0 ? Poll(timeout) : 0;
+    if (ready == 1) continue;
+    // A client that does not finish its headers in time is told so when it has begun a request;
+    // one that never sent a byte is just closed.
+    if (ready == 0 && in_headers_ && header_bytes_ > 0)
+      AnswerAndFail(transport_.ClosingAnswer(408, "Request headers not received within " +
+                                                      std::to_string(transport_.limits().headerTimeoutMs) + " ms"));
+    failed_ = true;
+    return -1;
+  }
+}
+
+bool Connection::Track(const char* p, size_t n) {
+  for (size_t i = 0; i < n && in_headers_; ++i) {
+    ++header_bytes_;
+    const char c = p[i];
+    if (c == '\r') match_ = (match_ == 0 || match_ == 2) ? match_ + 1 : 1;
+    else if (c == '\n' && (match_ == 1 || match_ == 3)) ++match_;
+    else match_ = 0;
+    if (match_ == 4) in_headers_ = false;
+  }
+  if (in_headers_ && header_bytes_ > kMaxHeaderBytes) {
+    AnswerAndFail(transport_.ClosingAnswer(
+        431, "Request line and headers larger than " + std::to_string(kMaxHeaderBytes) + " bytes"));
+    return false;
+  }
+  return true;
+}
+
+bool Connection::SendAll(const char* p, size_t n) {
+  while (n > 0) {
+    // Blocking, bounded by the socket's send timeout (httplib sets SO_SNDTIMEO on accept).
+    const ssize_t sent = ::send(fd_, p, n, MSG_NOSIGNAL);
+    if (sent < 0 && errno == EINTR) continue;
+    if (sent <= 0) {
+      failed_ = true;
+      return false;
+    }
+    p += sent;
+    n -= static_cast<size_t>(sent);
+  }
+  return true;
+}
+
+}  // namespace emsim::http

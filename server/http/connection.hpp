@@ -1,0 +1,137 @@
+#pragma once
+// emsim's connection loop under cpp-httplib (private to http/): the Transport runs each accepted
+// socket's conversation over a Connection, emsim's own Stream, so emsim owns the connection's
+// life: the connection cap, the idle keep-alive and slow-header timeouts, the header size limit
+// and the lingering close after a refusal. cpp-httplib still parses each request and writes each
+// answer.
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <httplib.h>
+#include <sys/socket.h>
+
+namespace emsim::http {
+
+using Steady = std::chrono::steady_clock;
+
+// Once the headers are in, each read of a body waits at most this long for the next bytes.
+inline constexpr int kBodyReadTimeoutMs = 30000;
+
+// Milliseconds left until `deadline`, 0 when it has passed.
+int MillisUntil(Steady::time_point deadline);
+// The numeric address of `a`, its port in `port`; "" when it has none.
+std::string PeerText(const sockaddr_storage& a, socklen_t len, int& port);
+
+class Connection;
+
+// cpp-httplib's Server with emsim's connection loop (process_and_close_socket, which httplib
+// calls on a pool thread for every accepted socket): httplib still parses each request and
+// writes each answer (process_request), over emsim's own Stream (Connection below).
+class Transport final : public httplib::Server {
+ public:
+  struct Limits {
+    int maxConnections;
+    int idleTimeoutMs;
+    int headerTimeoutMs;
+  };
+  // Answers in the spec's error shape (Part 7) for what the transport refuses by itself.
+  using ErrorBody = std::function<std::string(int status, const std::string& message)>;
+
+  Transport(Limits limits, ErrorBody error_body);
+  ~Transport() override;
+
+  // Wakes every connection waiting for bytes, so a stop does not wait out idle connections.
+  void WakeAll();
+  int Open() const { return open_.load(); }
+
+  // The HTTP bytes of a complete error answer that closes the connection.
+  std::string ClosingAnswer(int status, const std::string& message) const;
+
+  // Body limits for a request whose headers are in: set from HttpServer, which knows the routes.
+  std::function<void(Connection&, httplib::Request&)> on_headers;
+
+  int stop_fd() const { return stop_fd_; }
+  const Limits& limits() const { return limits_; }
+
+ private:
+  bool process_and_close_socket(socket_t sock) override;
+
+  Limits limits_;
+  ErrorBody error_body_;
+  int stop_fd_ = -1;
+  std::atomic<int> open_{0};
+};
+
+// One client connection as cpp-httplib's Stream: reads through a buffer kept across the
+// connection's requests (so pipelined bytes are not lost), with the request's header deadline
+// while its request line and headers come in, and writes gathered into one send per answer.
+class Connection final : public httplib::Stream {
+ public:
+  Connection(int fd, Transport& transport);
+
+  bool is_readable() const override { return pos_ < len_; }
+  bool is_writable() const override { return !failed_; }
+  void get_remote_ip_and_port(std::string& ip, int& port) const override {
+    ip = remote_ip_;
+    port = remote_port_;
+  }
+  void get_local_ip_and_port(std::string& ip, int& port) const override {
+    ip = local_ip_;
+    port = local_port_;
+  }
+  socket_t socket() const override { return fd_; }
+
+  ssize_t read(char* ptr, size_t size) override;
+  ssize_t write(const char* ptr, size_t size) override;
+  bool Flush();
+
+  // Waits for the first byte of the next request. False: timed out, stopping, or an error.
+  bool WaitForRequest(int timeout_ms) {
+    if (pos_ < len_) return true;
+    return Poll(timeout_ms) == 1;
+  }
+
+  // A request begins: its request line and headers must all have come by `deadline`.
+  void BeginRequest(Steady::time_point deadline) {
+    header_deadline_ = deadline;
+    in_headers_ = true;
+    header_bytes_ = 0;
+    match_ = 0;
+  }
+  void EndHeaders() { in_headers_ = false; }
+
+  // Writes `answer` (already complete HTTP bytes) and ends the conversation: whatever cpp-httplib
+  // writes after it is dropped.
+  void AnswerAndFail(const std::string& answer);
+
+  void CloseAfterThisRequest() { close_after_ = true; }
+  bool close_after() const { return close_after_; }
+  bool failed() const { return failed_; }
+
+ private:
+  // 1: readable; 0: timed out; -1: stopping or an error.
+  int Poll(int timeout_ms);
+  ssize_t Fill();
+  // Watches the request line and headers go by for their end (an empty line) and their size.
+  bool Track(const char* p, size_t n);
+  bool SendAll(const char* p, size_t n);
+
+  int fd_;
+  Transport& transport_;
+  std::string remote_ip_, local_ip_;
+  int remote_port_ = -1, local_port_ = -1;
+  std::vector<char> in_;
+  size_t pos_ = 0, len_ = 0;
+  std::string out_;
+  bool in_headers_ = false;
+  Steady::time_point header_deadline_;
+  size_t header_bytes_ = 0;
+  int match_ = 0;  // how much of "\r\n\r\n" the last bytes were
+  bool failed_ = false, discard_writes_ = false, close_after_ = false;
+};
+
+}  // namespace emsim::http
