@@ -1,4 +1,4 @@
-// The scenario parser (sim/scenario_parse.hpp) on any text, as POST /_sim/scenarios/run and
+// The scenario parser (scenario/parse.hpp) on any text, as POST /_sim/scenarios/run and
 // `emsim scenario run` call it; `fixtures:` paths resolve against the project's scenarios/ folder.
 // A ScenarioParseError is the expected answer to a bad file (a 400); any other exception escapes,
 // because the handler would turn it into a 500.
