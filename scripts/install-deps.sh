@@ -2,7 +2,7 @@
 # Installs the Debian packages emsim needs, only when one is missing. Safe to run again.
 set -euo pipefail
 pkgs=(g++ cmake ninja-build pkg-config libcpp-httplib-dev nlohmann-json3-dev libvalijson-dev libjemalloc-dev
-      libyaml-cpp-dev libyaml-dev libssl-dev libgtest-dev
+      libyaml-dev libssl-dev libgtest-dev
       # the fuzz tier (fuzz/run.sh): clang with libFuzzer and the sanitizer runtimes
       clang libclang-rt-14-dev)
 missing=()

@@ -18,6 +18,9 @@
 namespace emsim::events {
 class Dispatcher;
 }
+namespace emsim::http {
+class RequestHandler;
+}
 
 namespace emsim::app {
 
@@ -85,9 +88,9 @@ struct Services {
   // faults, delivery workers) register here.
   std::vector<std::function<void()>> resetHooks;
   events::Dispatcher* webhooks = nullptr;  // webhook delivery (owned by App)
-  // This server's own loopback address ("http://127.0.0.1:PORT"), known once bound: POST
-  // /_sim/scenarios/run drives the live emsim through it (baseUrl may be a public URL).
-  std::string selfUrl;
+  // The request pipeline itself (the app::Router, owned by App): POST /_sim/scenarios/run and
+  // `emsim scenario run` hand the runner's requests straight to it, not over the network.
+  http::RequestHandler* pipeline = nullptr;
   // The repository's fixtures/default.yaml (resolved at start-up): scenarios name fixture files
   // relative to its folder.
   std::string defaultFixture;

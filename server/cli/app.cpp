@@ -48,7 +48,7 @@ App::App(Options options) : options_(std::move(options)) {
   journal_ = std::make_unique<runtime::Journal>(options_.journalCapacity);
   error_ids_ = std::make_unique<ErrorIds>(options_.seed);
   services_ = std::unique_ptr<Services>(
-      new Services{options_, *store_, *clock_, *scheduler_, *journal_, *schemas_, *error_ids_, "", {}, nullptr, "", "", {}});
+      new Services{options_, *store_, *clock_, *scheduler_, *journal_, *schemas_, *error_ids_, "", {}, nullptr, nullptr, "", {}});
   try {
     router_ = std::make_unique<app::Router>(*services_, api::Routes());
   } catch (const std::exception& e) {
@@ -73,6 +73,7 @@ App::App(Options options) : options_(std::move(options)) {
   transport.maxBodyBytes = std::max(o.maxBodyBytes, o.maxStateBytes);
   transport.threads = o.threads;
   server_ = std::make_unique<http::HttpServer>(transport, *router_);
+  services_->pipeline = router_.get();
   runtime::ReturnFreedPages();  // what loading used and freed: ~1 MiB of the default start's RSS
 }
 
@@ -97,11 +98,6 @@ int App::Start() {
                            ? "http://" + (options_.host == "0.0.0.0" ? std::string("127.0.0.1") : options_.host) + ":" +
                                  std::to_string(port_)
                            : options_.baseUrl;
-  std::string loopback = options_.host;
-  if (loopback.empty() || loopback == "0.0.0.0") loopback = "127.0.0.1";
-  else if (loopback == "::") loopback = "[::1]";
-  else if (loopback.find(':') != std::string::npos && loopback[0] != '[') loopback = "[" + loopback + "]";
-  services_->selfUrl = "http://" + loopback + ":" + std::to_string(port_);
   scheduler_->Start();
   serve_thread_ = std::thread([this] { server_->Serve(); });
   return port_;

@@ -115,7 +115,7 @@ int ScenarioCommand(const std::vector<std::string>& args) {
     scenario::ScenarioReport rep;
     if (!base_url.empty()) {
       scenario::ScenarioRunOptions o;
-      o.baseUrl = base_url;
+      o.client = scenario::MakeHttpClient(base_url);
       o.prepare = true;
       o.schemas = remote_schemas.get();
       o.operationOf = &api::OperationIdOf;
@@ -123,8 +123,9 @@ int ScenarioCommand(const std::vector<std::string>& args) {
       if (const char* token = std::getenv("EMSIM_ADMIN_TOKEN")) o.adminToken = token;  // a guarded emsim's /_sim
       rep = scenario::RunScenario(sc, o);
     } else {
-      // A fresh emsim per file, configured from its header: own port, manual clock unless the
-      // file says otherwise, its fixtures and seed.
+      // A fresh emsim per file, configured from its header: manual clock unless the file says
+      // otherwise, its fixtures and seed. The runner calls its pipeline in-process; it still
+      // listens (on a port of its own) because its sinks receive webhooks over real HTTP.
       Options opt;
       opt.host = "127.0.0.1";
       opt.port = 0;

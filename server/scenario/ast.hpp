@@ -25,6 +25,8 @@ struct ScenarioCall {
   std::string workspace;           // x-workspace-key
 };
 
+// Each kind's key, the keys beside it, how it is read and how the report names it: one row of the
+// table in step_kinds.cpp (adding a kind: a value here and that row).
 enum class StepKind {
   kRequest,          // GET: /v1/...   (any public or /_sim path)
   kAdvance,          // advance: 5m

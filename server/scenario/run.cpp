@@ -1,7 +1,5 @@
 #include "scenario/run.hpp"
 
-#include <httplib.h>
-
 #include <chrono>
 #include <set>
 
@@ -10,6 +8,7 @@
 #include "schema/event_check.hpp"
 #include "fixture/fixtures.hpp"
 #include "scenario/match.hpp"
+#include "scenario/run_checks.hpp"
 #include "scenario/vars.hpp"
 
 namespace emsim::scenario {
@@ -21,7 +20,7 @@ struct Http {
   std::string error;  // transport failure: no status
   json body;          // parsed JSON, or the raw text as a JSON string
   bool isJson = false;
-  httplib::Headers headers;
+  HeaderList headers;
 };
 
 std::string Lower(std::string s) {
@@ -42,14 +41,7 @@ std::string LocalPath(const std::string& path) {
 
 class Runner {
  public:
-  Runner(const Scenario& sc, const ScenarioRunOptions& o) : sc_(sc), o_(o), client_(o.baseUrl) {
-    client_.set_connection_timeout(5, 0);
-    // A single advance can run a day of webhook retries; give it room.
-    client_.set_read_timeout(300, 0);
-    client_.set_write_timeout(60, 0);
-    if (!o.adminToken.empty()) client_.set_default_headers({{"Authorization", "Bearer " + o.adminToken}});
-    vars_ = sc.header.vars;
-  }
+  Runner(const Scenario& sc, const ScenarioRunOptions& o) : sc_(sc), o_(o) { vars_ = sc.header.vars; }
 
   ScenarioReport Run() {
     const auto started = std::chrono::steady_clock::now();
@@ -99,35 +91,41 @@ class Runner {
   Http Send(const std::string& method, const std::string& path, const json& query, const json& headers,
             const std::optional<json>& body, const std::optional<std::string>& raw = std::nullopt,
             const std::string& content_type = "") {
-    httplib::Request req;
+    ClientRequest req;
     req.method = method;
-    httplib::Params params;
+    req.path = path;
     if (query.is_object())
-      for (const auto& [k, v] : query.items()) params.emplace(k, v.is_string() ? v.get<std::string>() : v.dump());
-    req.path = params.empty() ? path : httplib::append_query_params(path, params);
+      for (const auto& [k, v] : query.items()) req.query.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+    bool has_type = false, has_auth = false;
     if (headers.is_object())
-      for (const auto& [k, v] : headers.items()) req.headers.emplace(k, v.is_string() ? v.get<std::string>() : v.dump());
+      for (const auto& [k, v] : headers.items()) {
+        const std::string name = Lower(k);
+        has_type = has_type || name == "content-type";
+        has_auth = has_auth || name == "authorization";
+        req.headers.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+      }
+    if (!o_.adminToken.empty() && !has_auth) req.headers.emplace_back("Authorization", "Bearer " + o_.adminToken);
     if (body || raw) {
       req.body = raw ? *raw : body->dump();
       const std::string ct = !content_type.empty() ? content_type : raw ? "" : "application/json";
-      if (!ct.empty() && !req.has_header("Content-Type")) req.headers.emplace("Content-Type", ct);
+      if (!ct.empty() && !has_type) req.headers.emplace_back("Content-Type", ct);
     }
     Http out;
-    auto res = client_.send(req);
-    if (!res) {
-      out.error = "no response from " + o_.baseUrl + " (" + httplib::to_string(res.error()) + ")";
+    ClientResponse res = o_.client->Send(req);
+    if (!res.error.empty()) {
+      out.error = std::move(res.error);
       return out;
     }
-    out.status = res->status;
-    out.headers = res->headers;
+    out.status = res.status;
+    out.headers = std::move(res.headers);
     // The answer may come from any server the runner was pointed at: read with limits, so the
     // matcher's recursion stays bounded.
-    auto parsed = model::ParseJsonLimited(res->body, model::kAnswerJsonLimits);
+    auto parsed = model::ParseJsonLimited(res.body, model::kAnswerJsonLimits);
     if (parsed) {
       out.body = std::move(*parsed);
       out.isJson = true;
     } else {
-      out.body = res->body;
+      out.body = std::move(res.body);
     }
     return out;
   }
@@ -442,15 +440,6 @@ class Runner {
                          issue.message);
   }
 
-  // The list a /_sim listing answers: the body itself, or its first list-valued field.
-  static json ListOf(const json& body) {
-    if (body.is_array()) return body;
-    if (body.is_object())
-      for (const char* key : {"events", "deliveries", "notifications", "items", "data"})
-        if (body.contains(key) && body[key].is_array()) return body[key];
-    return json::array();
-  }
-
   // expect_events / expect_deliveries / expect_notifications: filter, then count / items /
   // contains. Answers the filtered list (what `save` reads from).
   json CheckList(const ScenarioStep& st, const json& body, const std::string& api_key, std::vector<std::string>& problems) {
@@ -484,8 +473,9 @@ class Runner {
         problems.push_back(what + ": " + m.message);
     if (st.kind == StepKind::kExpectEvents)
       for (size_t i = 0; i < list.size(); ++i) CheckEventSchema(list[i], what + "/" + std::to_string(i), problems);
-    if (st.attemptOffsets) CheckAttemptTimes(*st.attemptOffsets, list, problems);
-    if (st.signatureVerified) CheckSinkSignatures(st, *st.signatureVerified, problems);
+    if (st.attemptOffsets)
+      CheckAttemptTimes(*st.attemptOffsets, list, Send("GET", "/_sim/events", {}, {}, std::nullopt).body, problems);
+    if (st.signatureVerified) CheckSink(st, *st.signatureVerified, problems);
     if (!problems.empty())
       problems.push_back("(" + std::to_string(list.size()) + " of " + std::to_string(ListOf(body).size()) + " " + what +
                          " selected; the response below shows them)");
@@ -522,57 +512,7 @@ class Runner {
     return r;
   }
 
-  static std::string Duration(model::Millis ms) {
-    const bool negative = ms < 0;
-    if (negative) ms = -ms;
-    std::string out;
-    const std::pair<model::Millis, const char*> units[] = {
-        {model::kDay, "d"}, {model::kHour, "h"}, {model::kMinute, "m"}, {model::kSecond, "s"}, {1, "ms"}};
-    for (const auto& [size, name] : units) {
-      if (ms >= size) {
-        out += std::to_string(ms / size) + name;
-        ms %= size;
-      }
-    }
-    return (negative ? "-" : "") + (out.empty() ? std::string("0s") : out);
-  }
-
-  // Part 6 retry schedule: each attempt that was made (has sentAt), in order, must come at its
-  // offset from the event's `created` (whole seconds, so to the second).
-  void CheckAttemptTimes(const json& offsets, const json& deliveries, std::vector<std::string>& problems) {
-    Http ev = Send("GET", "/_sim/events", {}, {}, std::nullopt);
-    std::map<std::string, model::Millis> created;
-    for (const auto& e : ListOf(ev.body))
-      if (e.contains("id") && e.contains("created") && e["created"].is_number())
-        created[e["id"].get<std::string>()] = e["created"].get<model::Millis>() * model::kSecond;
-    std::vector<json> made;
-    for (const auto& d : deliveries)
-      if (d.contains("sentAt") && d["sentAt"].is_string()) made.push_back(d);
-    if (made.size() != offsets.size())
-      problems.push_back("attempts_after_event: expected " + std::to_string(offsets.size()) + " attempt(s) made, got " +
-                         std::to_string(made.size()));
-    for (size_t i = 0; i < made.size() && i < offsets.size(); ++i) {
-      const json& d = made[i];
-      const std::string event_id = d.value("eventId", "");
-      const auto sent = model::ParseIso(d["sentAt"].get<std::string>());
-      auto at = created.find(event_id);
-      if (!sent || at == created.end()) {
-        problems.push_back("attempts_after_event: attempt " + std::to_string(i + 1) + " of event '" + event_id +
-                           "': no sentAt or no such event in /_sim/events");
-        continue;
-      }
-      const model::Millis actual = *sent - at->second;
-      const model::Millis want = offsets[i].get<model::Millis>();
-      if (actual / model::kSecond != want / model::kSecond)
-        problems.push_back("attempts_after_event: attempt " + std::to_string(i + 1) + " (" + event_id + " attempt " +
-                           d.value("attempt", json()).dump() + ") was sent " + Duration(actual) +
-                           " after the event, expected " + Duration(want));
-    }
-  }
-
-  // Part 6 signature: every request the sink recorded verified against an endpoint's secret, and
-  // each body is an event that fits its schema.
-  void CheckSinkSignatures(const ScenarioStep& st, bool want, std::vector<std::string>& problems) {
+  void CheckSink(const ScenarioStep& st, bool want, std::vector<std::string>& problems) {
     std::string path;
     try {
       path = "/_sim/sinks/" + InterpolateText("${" + st.sinkVar + ".id}", vars_);
@@ -585,21 +525,7 @@ class Runner {
       problems.push_back("signature_verified: GET " + path + " answered " + std::to_string(sink.status));
       return;
     }
-    const json requests = sink.body.value("requests", json::array());
-    if (requests.empty()) problems.push_back("signature_verified: sink " + st.sinkVar + " recorded no request");
-    for (const auto& r : requests) {
-      const json valid = r.value("signatureValid", json());
-      const std::string n = r.value("number", json()).dump();
-      if (valid != json(want))
-        problems.push_back("signature_verified: request " + n + " to sink " + st.sinkVar + ": signatureValid is " +
-                           valid.dump() + " (" + r.value("signatureCheck", json("")).dump() + "), expected " +
-                           (want ? "true" : "false"));
-      // What a sink recorded is whatever was POSTed to it: read with the request limits.
-      auto parsed = model::ParseJsonLimited(r.value("body", std::string()), model::kRequestJsonLimits);
-      const json body = parsed ? std::move(*parsed) : json();
-      if (!parsed) problems.push_back("request " + n + " to sink " + st.sinkVar + ": the body is not JSON");
-      else CheckEventSchema(body, "sink " + st.sinkVar + " request " + n, problems);
-    }
+    CheckSinkSignatures(sink.body, st.sinkVar, want, o_.schemas, problems);
   }
 
   static json FieldFilter(const json& filter) {
@@ -631,7 +557,6 @@ class Runner {
 
   const Scenario& sc_;
   const ScenarioRunOptions& o_;
-  httplib::Client client_;
   json vars_ = json::object();
   std::map<std::string, std::string> aliases_;   // alias -> API key
   std::map<std::string, std::string> accountOfKey_;  // API key -> account id
@@ -640,6 +565,13 @@ class Runner {
 }  // namespace
 
 ScenarioReport RunScenario(const Scenario& scenario, const ScenarioRunOptions& options) {
+  if (!options.client) {
+    ScenarioReport report;
+    report.file = scenario.file;
+    report.name = scenario.header.name;
+    report.setupError = "no emsim to run on (the runner was given no client)";
+    return report;
+  }
   return Runner(scenario, options).Run();
 }
 

@@ -1,11 +1,13 @@
 #pragma once
-// Runs a parsed scenario against an emsim at a base URL, always over HTTP (cpp-httplib client):
-// the same code drives a fresh in-process emsim (`emsim scenario run FILE`), one that is already
-// running (`--base-url URL`), and the live emsim itself (POST /_sim/scenarios/run).
+// Runs a parsed scenario against an emsim through a Client (scenario/client.hpp): the same code
+// drives a fresh in-process emsim (`emsim scenario run FILE`), one that is already running
+// (`--base-url URL`, over HTTP), and the live emsim itself (POST /_sim/scenarios/run).
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "scenario/ast.hpp"
+#include "scenario/client.hpp"
 #include "scenario/report.hpp"
 
 namespace emsim::schema {
@@ -15,7 +17,8 @@ class Registry;
 namespace emsim::scenario {
 
 struct ScenarioRunOptions {
-  std::string baseUrl;  // "http://127.0.0.1:8080"
+  // The emsim the scenario runs on (required).
+  std::shared_ptr<Client> client;
   // true (a running emsim): POST /_sim/reset, then apply the header's fixtures / seed / clock
   // through PUT /_sim/state and PUT /_sim/clock, and put the clock mode back afterwards.
   // false: the emsim was just started from the header (in-process), nothing to prepare.
@@ -26,8 +29,8 @@ struct ScenarioRunOptions {
   std::function<std::string(const std::string& method, const std::string& path)> operationOf;
   // The fixture `fixtures: default` means on a running emsim (loaded here, sent by PUT /_sim/state).
   std::string defaultFixture;
-  // The emsim's admin token (--admin-token), sent as `Authorization: Bearer` on every request: its
-  // /_sim then needs it. Empty: none sent.
+  // The emsim's admin token (--admin-token), sent as `Authorization: Bearer` on every request that
+  // does not carry its own: its /_sim then needs it. Empty: none sent.
   std::string adminToken;
 };
 

@@ -2,17 +2,12 @@
 
 #include <filesystem>
 
+#include "api/control/in_process_client.hpp"
 #include "api/routes.hpp"
 #include "app/router.hpp"
 #include "scenario/parse.hpp"
 
 namespace emsim::api {
-
-namespace {
-// The runner holds one connection to this server, and emsim delivers webhooks to its own sinks
-// over HTTP too: with fewer workers the run would wait on itself.
-constexpr int kMinThreads = 4;
-}  // namespace
 
 namespace {
 
@@ -37,7 +32,9 @@ std::string OperationIdOf(const std::string& method, const std::string& path) {
 
 scenario::ScenarioRunOptions ScenarioOptionsFor(app::Services& svc) {
   scenario::ScenarioRunOptions o;
-  o.baseUrl = svc.selfUrl;
+  // The runner's requests go straight into this emsim's pipeline (none over the network): the
+  // run needs no worker thread or connection beyond the one it came in on.
+  if (svc.pipeline) o.client = std::make_shared<InProcessClient>(*svc.pipeline);
   o.schemas = &svc.schemas;
   o.operationOf = &OperationIdOf;
   o.defaultFixture = svc.defaultFixture;
@@ -59,9 +56,6 @@ app::Reply SimRunScenario(app::Ctx& ctx) {
   } catch (const scenario::ScenarioParseError& e) {
     return model::Error::Validation("body", e.what());
   }
-  if (ctx.svc.options.threads > 0 && ctx.svc.options.threads < kMinThreads)
-    return model::Error::Validation("body", "running a scenario on this emsim needs --threads " +
-                                                std::to_string(kMinThreads) + " or more");
   std::unique_lock lock(ctx.svc.scenarioRunMu, std::try_to_lock);
   if (!lock.owns_lock())
     return model::Error{model::ErrorCode::kTooManyRequests,

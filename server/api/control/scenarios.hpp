@@ -13,8 +13,8 @@ app::Reply SimRunScenario(app::Ctx& ctx);
 // What POST /_sim/scenarios/run and `emsim scenario run` share: the runner's view of this build.
 // The operation id of a public route ("domains.list"), or "" (unknown path, or /_sim).
 std::string OperationIdOf(const std::string& method, const std::string& path);
-// Runner options for the emsim `svc` belongs to: its schemas, the route table, and the live
-// server's own address.
+// Runner options for the emsim `svc` belongs to: its schemas, the route table, and a client that
+// calls its pipeline in-process.
 scenario::ScenarioRunOptions ScenarioOptionsFor(app::Services& svc);
 
 }  // namespace emsim::api

@@ -237,7 +237,8 @@ TEST(Fixtures, MalformedFileNamesFileLineAndField) {
                            "            status: GONE\n            createdAt: \"2026-01-01T00:00:00.000Z\"\n"),
             "bad.yaml:10: accounts[0].workspaces[0].domains[0].status: must be one of ACTIVE, CONNECTED, PENDING");
   EXPECT_EQ(FixtureErrorOf("acounts: []\n"), "bad.yaml:1: fixture.acounts: unknown field");
-  EXPECT_EQ(FixtureErrorOf("accounts: [\n"), "bad.yaml:2: end of sequence flow not found");
+  EXPECT_EQ(FixtureErrorOf("accounts: [\n"),
+            "bad.yaml:2: did not find expected node content (while parsing a flow node that starts on line 2)");
   EXPECT_EQ(FixtureErrorOf("timings: {dmarcSecs: 3}\naccounts: []\n"), "bad.yaml:1: timings.dmarcSecs: unknown timing");
 }
 

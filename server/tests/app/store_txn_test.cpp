@@ -16,7 +16,7 @@
 #include "cli/app.hpp"
 #include "fixture/fixtures.hpp"
 #include "runtime/store.hpp"
-#include "test_server.hpp"
+#include "tests/support/test_server.hpp"
 
 namespace emsim {
 namespace {
