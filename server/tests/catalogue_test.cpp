@@ -117,7 +117,7 @@ TEST_F(CatalogueTest, RefusesEntriesThatBreakItsRules) {
       {"bad id", [](json& ops) { ops[0]["id"] = "Workspaces"; },
        "operations[0] (Workspaces): id must be resource.verb in lower case, like domains.list"},
       {"unknown field", [](json& ops) { ops[2]["handler"] = "ListMailboxes"; }, "operations[2] (mailboxes.list):"},
-      {"no operations", [](json& ops) { ops = json::array(); }, "operations.json: operations must have at least 1 item(s)"},
+      {"no operations", [](json& ops) { ops = json::array(); }, "operations.json: /operations must be an array of 1 to 1000 operations"},
       {"request not named after the id", [](json& ops) { ops[0]["request"] = "requests/domains.list.json"; },
        "operations[0] (workspaces.list): request must be requests/workspaces.list.json"},
       {"response not named after the id", [](json& ops) { ops[0]["response"] = "responses/domains.list.json"; },
