@@ -23,7 +23,8 @@ Usage: emsim-contract-tests [flags] [--gtest_filter=...]
   --allow-spending           run checks that cost money (env EMSIM_ALLOW_SPENDING=1)
   --upgrade-plan-key KEY     a plan key subscriptions.upgrade may move a subscription to
                              (env EMSIM_UPGRADE_PLAN_KEY); on emsim, read from its state
-  --schemas DIR              response schemas (env EMSIM_SCHEMAS_DIR; default: the checkout's schemas/)
+  --schemas DIR              the schemas folder: response schemas and the catalogue of operations
+                             (env EMSIM_SCHEMAS_DIR; default: the checkout's schemas/)
   --timeout SECONDS          per request (env EMSIM_TIMEOUT; default 30)
   --as-real-deployment       treat the target as a real deployment even if it is emsim (to check
                              that the suite changes nothing there unless allowed)

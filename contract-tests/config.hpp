@@ -18,7 +18,8 @@ struct Config {
   int receiverPort = 0;                    // --receiver-port, EMSIM_RECEIVER_PORT (0: any free port)
   bool allowMutations = false;             // --allow-mutations, EMSIM_ALLOW_MUTATIONS=1
   bool allowSpending = false;              // --allow-spending, EMSIM_ALLOW_SPENDING=1
-  std::string schemasDir;                  // --schemas, EMSIM_SCHEMAS_DIR (default: the checkout's schemas/)
+  std::string schemasDir;                  // --schemas, EMSIM_SCHEMAS_DIR (default: the checkout's schemas/):
+                                           // response schemas and operations.json
   std::string upgradePlanKey;              // --upgrade-plan-key, EMSIM_UPGRADE_PLAN_KEY: a plan key for
                                            // subscriptions.upgrade (no operation lists plans)
   int timeoutSeconds = 30;                 // --timeout, EMSIM_TIMEOUT

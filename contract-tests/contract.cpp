@@ -3,54 +3,48 @@
 #include <algorithm>
 #include <cctype>
 #include <ctime>
+#include <memory>
+#include <mutex>
 #include <regex>
 #include <set>
-
-#include "schemas.hpp"
+#include <stdexcept>
 
 namespace contract {
 
 // ---- the operations of Part 4 ------------------------------------------------------------------
 
-const std::vector<Operation>& Operations() {
-  using S = Shape;
-  using E = Effect;
-  // clang-format off
-  static const std::vector<Operation> kOps = {
-    {"billing.add_or_update",              "POST",  "/v1/billing-details/add-or-update",    S::kEnvelope,    E::kMutates, "Part 4.1"},
-    {"workspaces.list",                    "GET",   "/v1/workspace/list",                   S::kEnvelope,    E::kRead,    "Part 4.2"},
-    {"mailboxes.list",                     "GET",   "/v1/mailbox/list",                     S::kEnvelope,    E::kRead,    "Part 4.3"},
-    {"mailboxes.details",                  "GET",   "/v1/mailbox/details",                  S::kEnvelope,    E::kRead,    "Part 4.3"},
-    {"domains.list",                       "GET",   "/v1/domain/list",                      S::kEnvelope,    E::kRead,    "Part 4.4"},
-    {"domains.available",                  "POST",  "/v1/domain/available",                 S::kEnvelope,    E::kRead,    "Part 4.4"},
-    {"domains.buy",                        "POST",  "/v1/domain/buy-domain",                S::kBare,        E::kSpends,  "Part 4.4"},
-    {"domains.dns_check",                  "POST",  "/v1/domain/dns-check",                 S::kEnvelope,    E::kRead,    "Part 4.4"},
-    {"domains.add_dmarc",                  "POST",  "/v1/domain/add-dmarc",                 S::kEnvelope,    E::kMutates, "Part 4.4"},
-    {"domains.enable_forwarding",          "POST",  "/v1/domain/enable-email-forwarding",   S::kEnvelope,    E::kMutates, "Part 4.4"},
-    {"domains.enable_catch_all",           "POST",  "/v1/domain/enable-catch-all-email",    S::kEnvelope,    E::kMutates, "Part 4.4"},
-    {"exports.export_mailboxes",           "POST",  "/v1/exports/export-mailboxes",         S::kEnvelope,    E::kMutates, "Part 4.5"},
-    {"exports.update_third_party_account", "POST",  "/v1/exports/update-third-party-account", S::kEnvelope,  E::kMutates, "Part 4.5"},
-    {"subscriptions.list",                 "GET",   "/v1/user/subscriptions",               S::kEnvelope,    E::kRead,    "Part 4.6"},
-    {"subscriptions.cancel",               "POST",  "/v1/user/cancel-subscription",         S::kMessageData, E::kMutates, "Part 4.6"},
-    {"subscriptions.upgrade",              "POST",  "/v2/subscriptions/upgrade",            S::kBare,        E::kSpends,  "Part 4.6"},
-    {"placement_tests.purchase",           "POST",  "/v2/placement-tests/purchase",         S::kEnvelope,    E::kSpends,  "Part 4.7"},
-    {"dns_shield.available_slots",         "GET",   "/v2/dns-shield/available-slots",       S::kEnvelope,    E::kRead,    "Part 4.8"},
-    {"dns_shield.upgrade_plan",            "POST",  "/v2/dns-shield/upgrade-plan",          S::kBare,        E::kSpends,  "Part 4.8"},
-    {"onebox.search_emails",               "GET",   "/v2/onebox/search-emails",             S::kBare,        E::kRead,    "Part 4.9"},
-    {"webhooks.events",                    "GET",   "/v2/webhooks/events",                  S::kEnvelope,    E::kRead,    "Part 4.10"},
-    {"webhooks.create",                    "POST",  "/v2/webhooks/endpoints",               S::kEnvelope,    E::kMutates, "Part 4.10"},
-    {"webhooks.list",                      "GET",   "/v2/webhooks/endpoints",               S::kEnvelope,    E::kRead,    "Part 4.10"},
-    {"webhooks.update",                    "PATCH", "/v2/webhooks/endpoints/:id",           S::kEnvelope,    E::kMutates, "Part 4.10"},
-  };
-  // clang-format on
-  return kOps;
+namespace {
+
+struct Contract {
+  std::unique_ptr<emsim::schema::Registry> schemas;
+  std::vector<Operation> operations;  // the public ones
+};
+Contract g_contract;  // filled by LoadContract before any test runs, read-only after
+
+std::mutex g_checked_mu;
+std::set<std::string> g_checked;  // operations whose successful answer ExpectOk checked
+
+}  // namespace
+
+void LoadContract(const std::string& dir) {
+  auto schemas = std::make_unique<emsim::schema::Registry>(dir);
+  if (schemas->Operations().All().empty())
+    throw std::runtime_error(dir + " has no catalogue of operations (operations.json)");
+  g_contract.operations.clear();
+  for (const auto& op : schemas->Operations().All())
+    if (op.Public()) g_contract.operations.push_back(op);
+  g_contract.schemas = std::move(schemas);
 }
+
+const emsim::schema::Registry& Schemas() { return *g_contract.schemas; }
+
+const std::vector<Operation>& Operations() { return g_contract.operations; }
 
 const Operation& Op(const std::string& id) {
   for (const auto& op : Operations())
     if (op.id == id) return op;
-  static const Operation kUnknown{"unknown", "GET", "/", Shape::kEnvelope, Effect::kRead, ""};
-  ADD_FAILURE() << "the suite has no operation " << id;
+  static const Operation kUnknown{"unknown", "GET", "/", "", emsim::schema::Access::kWorkspace};
+  ADD_FAILURE() << "the catalogue has no public operation " << id;
   return kUnknown;
 }
 
@@ -93,11 +87,11 @@ const std::set<std::string> kTimestampFields = {"createdAt",   "updatedAt", "ass
                                                 "periodStart", "periodEnd", "registeredOn", "subscriptionCreationDate"};
 const std::set<std::string> kNumericTextFields = {"domainCount", "mailboxCount", "assignedMailboxesCount"};
 
-std::string ShapeWords(Shape s) {
-  switch (s) {
-    case Shape::kEnvelope: return "the {status, message, data} envelope";
-    case Shape::kMessageData: return "{message, data} with no status";
-    case Shape::kBare: return "its own body with no envelope";
+std::string EnvelopeWords(Envelope e) {
+  switch (e) {
+    case Envelope::kStatusMessageData: return "the {status, message, data} envelope";
+    case Envelope::kMessageData: return "{message, data} with no status";
+    case Envelope::kNone: return "its own body with no envelope";
   }
   return "";
 }
@@ -109,18 +103,18 @@ bool IsJsonContentType(std::string ct) {
   return ct == "application/json" || (ct.size() > 5 && ct.compare(ct.size() - 5, 5, "+json") == 0);
 }
 
+}  // namespace
+
 void ReportSchema(const std::string& op, const std::string& schema, const json& body) {
-  std::vector<SchemaViolation> violations;
-  try {
-    violations = CheckSchema(schema, body);
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << op << ": cannot check against " << schema << ": " << e.what();
+  if (!Schemas().Has(schema)) {
+    ADD_FAILURE() << op << ": cannot check against " << schema << ": " << Cfg().schemasDir << " has no " << schema << ".json";
     return;
   }
-  for (const auto& v : violations) Violation(op, v.pointer, v.rule);
+  // The whole document: body_alone is the server's shortcut for request documents only.
+  for (const auto& issue : Schemas().Check(schema, body, /*body_alone=*/false)) Violation(op, issue.Pointer(), issue.message);
 }
 
-}  // namespace
+const std::set<std::string>& CheckedOperations() { return g_checked; }
 
 bool IsIsoMillisUtc(const std::string& s) {
   std::smatch m;
@@ -175,14 +169,19 @@ bool ExpectOk(const Reply& r, int status) {
   }
   const Operation& o = Op(op);
   // Part 4 intro: status mirrors the HTTP status; the endpoints that state another body have none.
-  if (o.shape == Shape::kEnvelope) {
+  if (o.envelope == Envelope::kStatusMessageData) {
     if (r.body.is_object() && r.body.contains("status") && r.body["status"] != status)
       Violation(op, "/status", "must mirror the HTTP status " + std::to_string(status) + " (Part 4 envelope), got " + r.body["status"].dump());
   } else if (r.body.is_object() && r.body.contains("status")) {
-    Violation(op, "/status", "must be absent: " + o.part + " answers " + ShapeWords(o.shape));
+    Violation(op, "/status", "must be absent: " + o.part + " answers " + EnvelopeWords(o.envelope));
   }
-  ReportSchema(op, "responses/" + op, r.body);
+  if (o.response.empty()) ADD_FAILURE() << op << ": the catalogue names no response schema";
+  else ReportSchema(op, o.response, r.body);
   CheckValues(op, r.body);
+  {
+    std::lock_guard lock(g_checked_mu);
+    g_checked.insert(o.id);
+  }
   return true;
 }
 

@@ -1,11 +1,14 @@
 #pragma once
-// The contract as the suite knows it: Part 4's operations (path, envelope kind, what calling them
-// costs) and the checks every answer goes through. Every failure is one GoogleTest failure that
-// names the operation, the field (a JSON pointer) and the rule, e.g.
+// The contract as the suite knows it: Part 4's operations, from the catalogue the server reads too
+// (schemas/operations.json: path, envelope, what calling them costs), and the checks every answer
+// goes through with the schema registry the server uses (emsim_schema, the one layer of the server
+// the suite links: it still speaks only HTTP to its target). Every failure is one GoogleTest
+// failure that names the operation, the field (a JSON pointer) and the rule, e.g.
 //   domains.list: /data/domains/0/assignedMailboxesCount must be numeric text (Part 2)
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,32 +16,25 @@
 
 #include "client.hpp"
 #include "config.hpp"
+#include "schema/catalogue.hpp"
+#include "schema/registry.hpp"
 
 namespace contract {
 
-// Part 4 intro: most answers are {status, message, data} with status mirroring HTTP; some
-// endpoints state another body.
-enum class Shape {
-  kEnvelope,     // {status, message, data}
-  kMessageData,  // {message, data}, no status (subscriptions.cancel)
-  kBare,         // a body of its own, no envelope (buy-domain, upgrade, DNS-shield upgrade, search)
-};
+using emsim::schema::Effect;
+using emsim::schema::Envelope;
+using emsim::schema::Operation;
 
-// What calling it does to the account: decides whether it runs against a real deployment.
-enum class Effect { kRead, kMutates, kSpends };
+// Compiles the schemas of `dir` and reads its catalogue of operations, once, before the tests
+// run; throws std::runtime_error with the reason (a schema that does not compile, a broken
+// catalogue, no catalogue).
+void LoadContract(const std::string& dir);
+const emsim::schema::Registry& Schemas();
 
-struct Operation {
-  std::string id;      // resource.verb, as in schemas/responses/<id>.json
-  std::string method;  // HTTP method
-  std::string path;    // relative to the base URL; ":id" for a path parameter
-  Shape shape;
-  Effect effect;
-  std::string part;  // "Part 4.4"
-};
-
-// The operation with this id; aborts the test (ADD_FAILURE) on an unknown id.
-const Operation& Op(const std::string& id);
+// The public operations of the catalogue (not /_sim), in its order.
 const std::vector<Operation>& Operations();
+// The public operation with this id; aborts the test (ADD_FAILURE) on an unknown id.
+const Operation& Op(const std::string& id);
 
 // ---- calling ------------------------------------------------------------------------------------
 
@@ -58,10 +54,18 @@ inline Reply Invoke(const std::string& op, const Args& args = {}) { return Invok
 // One contract violation: a GoogleTest failure "<op>: <where> <rule>".
 void Violation(const std::string& op, const std::string& where, const std::string& rule);
 
-// A successful answer: the HTTP status (default 200), JSON, the envelope rules of the
-// operation's Shape, its response schema and the Part 2 value rules (timestamps, numeric text).
+// Every violation of `body` against the registry's schema `schema` ("responses/domains.list",
+// "resources/event_envelope"), one failure each, named after `op`.
+void ReportSchema(const std::string& op, const std::string& schema, const json& body);
+
+// A successful answer: the HTTP status (default 200), JSON, the rules of the operation's
+// envelope, its response schema and the Part 2 value rules (timestamps, numeric text).
 // Answers whether the body can be looked into further (the status matched and it is JSON).
 bool ExpectOk(const Reply& r, int status = 200);
+
+// The operations whose successful answer some test has checked with ExpectOk so far: the
+// coverage check at the end of a full run (main.cpp) wants every public one of the catalogue.
+const std::set<std::string>& CheckedOperations();
 
 // An error answer in Part 7's shape: 400 {status, message, errors[{msg, param, location}]};
 // 401 and 500 {status, message, errorId UUID v4}; other statuses: the status only, plus the

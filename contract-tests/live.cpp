@@ -37,7 +37,7 @@ std::optional<json> AnyMailbox() {
   Reply r = Invoke("mailboxes.list");
   if (!ExpectOk(r) || !r.body["data"].is_object()) return std::nullopt;
   for (const auto& group : r.body["data"].value("domains", json::array()))
-    for (const auto& m : group.value("mailboxes", json::array())) return m;
+    for (const auto& m : group.value("mailboxes", json::array())) return std::optional<json>(std::in_place, m);
   return std::nullopt;
 }
 

@@ -5,6 +5,7 @@
 
 #include "client.hpp"
 #include "config.hpp"
+#include "contract.hpp"
 
 namespace {
 
@@ -13,6 +14,23 @@ namespace {
 constexpr const char* kEmsimFixtureKey = "emsim_test_alice_3f9c2a7b";
 
 contract::Reply g_health;
+
+// A full run against emsim (no filter, every effect allowed) must have checked a successful answer
+// of every public operation of the catalogue against its response schema: a new catalogue line
+// without a contract test fails here, naming it.
+class CoverageCheck : public testing::Environment {
+ public:
+  void TearDown() override {
+    const contract::Config& c = contract::Cfg();
+    if (!c.isEmsim || testing::GTEST_FLAG(filter) != "*") return;
+    std::string missing;
+    for (const auto& op : contract::Operations())
+      if (!contract::CheckedOperations().count(op.id)) missing += " " + op.id;
+    if (!missing.empty())
+      ADD_FAILURE() << "no contract test checked a successful answer of these operations of the catalogue "
+                       "(schemas/operations.json) against their response schemas:" << missing;
+  }
+};
 
 void Detect() {
   contract::Config& c = contract::MutableCfg();
@@ -50,6 +68,13 @@ int main(int argc, char** argv) {
   if (help) std::cout << contract::kUsage << "\n";
   testing::InitGoogleTest(&argc, argv);
   if (help) return 0;
+  try {
+    contract::LoadContract(contract::Cfg().schemasDir);
+  } catch (const std::exception& e) {
+    std::cerr << "emsim-contract-tests: schemas: " << e.what() << "\n";
+    return 2;
+  }
+  testing::AddGlobalTestEnvironment(new CoverageCheck);  // GoogleTest owns it
   const bool listing = testing::GTEST_FLAG(list_tests);
   if (!listing) {
     Detect();

@@ -9,7 +9,6 @@
 
 #include "live.hpp"
 #include "receiver.hpp"
-#include "schemas.hpp"
 
 namespace contract {
 namespace {
@@ -85,13 +84,12 @@ void CheckDelivery(const Delivery& d, const std::string& secret, const std::set<
     return;
   }
   // Part 6 envelope.
-  for (const auto& v : CheckSchema("resources/event_envelope", body)) Violation(op, v.pointer, v.rule);
+  ReportSchema(op, "resources/event_envelope", body);
   if (!std::regex_match(body.value("id", ""), kEventId)) Violation(op, "/id", "must be evt_ followed by a UUIDv7 (Part 6)");
   if (body.value("api_version", "") != "2026-07-01") Violation(op, "/api_version", "must be 2026-07-01 (Part 6, Part 9)");
   if (!body["created"].is_number_integer()) Violation(op, "/created", "must be an integer: Unix time in seconds (Part 6)");
   if (!enabled.empty() && !enabled.count(type)) Violation(op, "/type", "must be one of the endpoint's enabled_events");
-  if (HasSchema("events/" + type))
-    for (const auto& v : CheckSchema("events/" + type, body)) Violation(op, v.pointer, v.rule);
+  if (Schemas().Has("events/" + type)) ReportSchema(op, "events/" + type, body);
   CheckValues(op, body["data"], "/data");
 }
 

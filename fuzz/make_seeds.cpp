@@ -15,13 +15,11 @@
 #include <vector>
 
 #include "common.hpp"
-#include "api/routes.hpp"
-#include "app/route.hpp"
-#include "app/router.hpp"
 #include "model/state.hpp"
 #include "raw_request.hpp"
 #include "fixture/fixtures.hpp"
 #include "scenario/parse.hpp"
+#include "schema/registry.hpp"
 
 namespace fs = std::filesystem;
 using emsim::json;
@@ -51,18 +49,13 @@ std::string Encode(const std::string& s) {
   return out;
 }
 
-// The operation a scenario's request goes to ("" when none: a /_sim path the table lacks).
+// The catalogue of operations (schemas/operations.json), read by main().
+const emsim::schema::Catalogue* g_operations = nullptr;
+
+// The operation a scenario's request goes to ("" when none: a path the catalogue lacks).
 std::string OperationOf(const std::string& method, const std::string& path) {
-  const auto segs = emsim::app::SplitPath(path);
-  for (const auto& r : emsim::api::Routes()) {
-    if (method != r.method) continue;
-    const auto pat = emsim::app::SplitPath(r.pattern);
-    if (pat.size() != segs.size()) continue;
-    bool ok = true;
-    for (size_t i = 0; i < pat.size() && ok; ++i) ok = pat[i][0] == ':' || pat[i] == segs[i];
-    if (ok) return r.operationId;
-  }
-  return "";
+  const emsim::schema::Operation* op = g_operations->Match(method, path);
+  return op ? op->id : "";
 }
 
 struct Seeds {
@@ -114,6 +107,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const fs::path src = emsim::fuzz::SourceDir();
+  const emsim::schema::Registry schemas(src / "schemas");
+  g_operations = &schemas.Operations();
   Seeds seeds{argv[1], "emsim_test_alice_3f9c2a7b", "emsim_test_bob_8d41e6c0", {}};
   std::vector<fs::path> scenario_files;
   for (const auto* dir : {"scenarios", "scenarios/tests"})

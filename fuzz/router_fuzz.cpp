@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "core/json_out.hpp"
 #include "cli/app.hpp"
@@ -23,6 +24,7 @@ namespace {
 
 struct World {
   std::unique_ptr<emsim::cli::App> app;
+  std::vector<emsim::app::Route> routes;
   std::unique_ptr<emsim::app::Router> router;
 };
 
@@ -36,7 +38,8 @@ World& TheWorld() {
     o.strictWebhookUrls = true;
     auto* w = new World;
     w->app = std::make_unique<emsim::cli::App>(o);  // not started: no socket, no scheduler thread
-    w->router = std::make_unique<emsim::app::Router>(w->app->services(), emsim::api::Routes());
+    w->routes = emsim::api::Routes(w->app->services().schemas.Operations());
+    w->router = std::make_unique<emsim::app::Router>(w->app->services(), w->routes);
     return w;
   }();
   return *world;

@@ -3,7 +3,8 @@
 # "json=;schema=json;model=json;..."), so the build and this check cannot disagree.
 # Unit tests, under server/tests/<layer>/ for a layer below the transport (core ... scenario), are
 # held to their layer's rule too. Tests of http/, app/, api/ and cli/ drive a whole in-process
-# server (server/tests/support/) and may include any layer.
+# server (server/tests/support/) and may include any layer. contract-tests/ is held to the rule
+# of the pseudo-layer "contract" (it links only the layers CMakeLists.txt lists for it).
 # Usage: cmake -DROOT=<checkout> -DLAYERS=<list> -P scripts/check-layers.cmake
 cmake_minimum_required(VERSION 3.20)
 set(names "")
@@ -20,10 +21,16 @@ foreach(entry IN LISTS LAYERS)
 endforeach()
 set(violations 0)
 file(GLOB_RECURSE files RELATIVE "${ROOT}/server" "${ROOT}/server/*.hpp" "${ROOT}/server/*.cpp")
+file(GLOB contract_files RELATIVE "${ROOT}/server" "${ROOT}/contract-tests/*.hpp" "${ROOT}/contract-tests/*.cpp")
+list(APPEND files ${contract_files})
 foreach(f IN LISTS files)
   string(REGEX MATCH "^([a-z_]+)/" _ "${f}")
   set(layer "${CMAKE_MATCH_1}")
-  if(layer STREQUAL "tests")
+  set(shown "server/${f}")
+  if(f MATCHES "^\\.\\./contract-tests/")
+    set(layer "contract")
+    string(REGEX REPLACE "^\\.\\./" "" shown "${f}")
+  elseif(layer STREQUAL "tests")
     string(REGEX MATCH "^tests/([a-z_]+)/" _ "${f}")
     set(layer "${CMAKE_MATCH_1}")
     if(layer MATCHES "^(http|app|api|cli|support)$")
@@ -41,7 +48,7 @@ foreach(f IN LISTS files)
       continue()  # not a layer (e.g. valijson/, nlohmann/)
     endif()
     if(NOT used IN_LIST allowed_${layer})
-      message("server/${f}: ${line}: layer '${layer}' may not use '${used}' (it uses: ${allowed_${layer}})")
+      message("${shown}: ${line}: layer '${layer}' may not use '${used}' (it uses: ${allowed_${layer}})")
       math(EXPR violations "${violations} + 1")
     endif()
   endforeach()

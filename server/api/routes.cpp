@@ -1,5 +1,10 @@
 #include "api/routes.hpp"
 
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string_view>
+
 #include "api/dns_shield.hpp"
 #include "api/domains.hpp"
 #include "api/exports.hpp"
@@ -19,88 +24,114 @@
 
 namespace emsim::api {
 
-using app::Access;
-using app::BodyFormat;
-using app::Route;
+namespace {
 
-const std::vector<Route>& Routes() {
-  using A = Access;
-  using B = BodyFormat;
+// Every handler, by the operation id it serves: the table of contents of the API (STYLE.md
+// habit 1). Its method, path, access and body format are the catalogue's
+// (schemas/operations.json); no handler is registered anywhere else.
+const std::map<std::string_view, app::Handler>& Handlers() {
   // clang-format off
-  static const std::vector<Route> kRoutes = {
-    // ---- Part 4.1 billing, 4.2 workspaces ------------------------------------------------------
-    {"GET",  "/v1/workspace/list",                   "workspaces.list",        A::kWorkspace, &api::ListWorkspaces},
-    {"POST", "/v1/billing-details/add-or-update",    "billing.add_or_update",  A::kWorkspace, &api::AddOrUpdateBilling},
-    // ---- Part 4.3 mailboxes -------------------------------------------------------------------
-    {"GET",  "/v1/mailbox/list",                     "mailboxes.list",         A::kWorkspace, &api::ListMailboxes},
-    {"GET",  "/v1/mailbox/details",                  "mailboxes.details",      A::kWorkspace, &api::MailboxDetails},
-    // ---- Part 4.4 domains ---------------------------------------------------------------------
-    {"GET",  "/v1/domain/list",                      "domains.list",           A::kWorkspace, &api::ListDomains},
-    {"POST", "/v1/domain/available",                 "domains.available",      A::kWorkspace, &api::AvailableDomains, B::kJson, app::kReadOnly},
-    // Part 5 leaves open whether buy-domain needs the key; emsim requires it (README gap table).
-    {"POST", "/v1/domain/buy-domain",                "domains.buy",            A::kWorkspace, &api::BuyDomain},
-    {"POST", "/v1/domain/dns-check",                 "domains.dns_check",      A::kWorkspace, &api::DnsCheck, B::kJson, app::kReadOnly},
-    {"POST", "/v1/domain/add-dmarc",                 "domains.add_dmarc",      A::kWorkspace, &api::AddDmarc},
-    {"POST", "/v1/domain/enable-email-forwarding",   "domains.enable_forwarding", A::kWorkspace, &api::EnableForwarding},
-    {"POST", "/v1/domain/enable-catch-all-email",    "domains.enable_catch_all",  A::kWorkspace, &api::EnableCatchAll},
-    // ---- Part 4.5 exports ---------------------------------------------------------------------
-    {"POST", "/v1/exports/export-mailboxes",         "exports.export_mailboxes",           A::kWorkspace, &api::ExportMailboxes},
-    {"POST", "/v1/exports/update-third-party-account", "exports.update_third_party_account", A::kWorkspace, &api::UpdateThirdPartyAccount},
+  static const std::map<std::string_view, app::Handler> kHandlers = {
+    // ---- Part 4.1 billing, 4.2 workspaces -------------------------------------------------------
+    {"workspaces.list",                     &api::ListWorkspaces},
+    {"billing.add_or_update",               &api::AddOrUpdateBilling},
+    // ---- Part 4.3 mailboxes ---------------------------------------------------------------------
+    {"mailboxes.list",                      &api::ListMailboxes},
+    {"mailboxes.details",                   &api::MailboxDetails},
+    // ---- Part 4.4 domains -----------------------------------------------------------------------
+    {"domains.list",                        &api::ListDomains},
+    {"domains.available",                   &api::AvailableDomains},
+    {"domains.buy",                         &api::BuyDomain},
+    {"domains.dns_check",                   &api::DnsCheck},
+    {"domains.add_dmarc",                   &api::AddDmarc},
+    {"domains.enable_forwarding",           &api::EnableForwarding},
+    {"domains.enable_catch_all",            &api::EnableCatchAll},
+    // ---- Part 4.5 exports -----------------------------------------------------------------------
+    {"exports.export_mailboxes",            &api::ExportMailboxes},
+    {"exports.update_third_party_account",  &api::UpdateThirdPartyAccount},
     // ---- Part 4.6 subscriptions (the account's; workspace headers ignored) ----------------------
-    {"GET",  "/v1/user/subscriptions",               "subscriptions.list",     A::kAccount,   &api::ListSubscriptions},
-    {"POST", "/v1/user/cancel-subscription",         "subscriptions.cancel",   A::kAccount,   &api::CancelSubscription},
-    {"POST", "/v2/subscriptions/upgrade",            "subscriptions.upgrade",  A::kAccount,   &api::UpgradeSubscription},
+    {"subscriptions.list",                  &api::ListSubscriptions},
+    {"subscriptions.cancel",                &api::CancelSubscription},
+    {"subscriptions.upgrade",               &api::UpgradeSubscription},
     // ---- Part 4.7 placement tests (mailboxes of the selected workspace, the account's wallet) ---
-    {"POST", "/v2/placement-tests/purchase",         "placement_tests.purchase", A::kWorkspace, &api::PurchasePlacementTests},
+    {"placement_tests.purchase",            &api::PurchasePlacementTests},
     // ---- Part 4.8 DNS shield (the account's lifetime-deal subscriptions) ------------------------
-    {"GET",  "/v2/dns-shield/available-slots",       "dns_shield.available_slots", A::kAccount, &api::DnsShieldAvailableSlots},
-    {"POST", "/v2/dns-shield/upgrade-plan",          "dns_shield.upgrade_plan", A::kAccount,  &api::DnsShieldUpgradePlan},
-    // ---- Part 4.9 mailbox search --------------------------------------------------------------
-    {"GET",  "/v2/onebox/search-emails",             "onebox.search_emails",   A::kWorkspace, &api::SearchEmails},
-    // ---- Part 4.10 webhook management (account-scoped: x-workspace-key ignored) ----------------
-    {"GET",   "/v2/webhooks/events",                 "webhooks.events",        A::kAccount,   &api::ListWebhookEventTypes},
-    {"POST",  "/v2/webhooks/endpoints",              "webhooks.create",        A::kAccount,   &api::CreateWebhookEndpoint},
-    {"GET",   "/v2/webhooks/endpoints",              "webhooks.list",          A::kAccount,   &api::ListWebhookEndpoints},
-    {"PATCH", "/v2/webhooks/endpoints/:id",          "webhooks.update",        A::kAccount,   &api::UpdateWebhookEndpoint},
-    // ---- /_sim control plane (DESIGN.md) ------------------------------------------------------
-    {"GET",  "/_sim/health",                         "sim.health",             A::kControl,   &api::SimHealth},
-    {"POST", "/_sim/reset",                          "sim.reset",              A::kControl,   &api::SimReset},
-    {"GET",  "/_sim/state",                          "sim.state.get",          A::kControl,   &api::SimGetState},
-    {"PUT",  "/_sim/state",                          "sim.state.put",          A::kControl,   &api::SimPutState},
-    {"GET",  "/_sim/requests",                       "sim.requests.list",      A::kControl,   &api::SimListRequests},
-    {"GET",  "/_sim/clock",                          "sim.clock.get",          A::kControl,   &api::SimGetClock},
-    {"PUT",  "/_sim/clock",                          "sim.clock.put",          A::kControl,   &api::SimPutClock},
-    {"POST", "/_sim/clock/advance",                  "sim.clock.advance",      A::kControl,   &api::SimAdvanceClock},
-    {"GET",  "/_sim/checkout/:id",                   "sim.checkout.get",       A::kControl,   &api::SimGetCheckout},
-    {"POST", "/_sim/checkout/:id/complete",          "sim.checkout.complete",  A::kControl,   &api::SimCompleteCheckout},
-    {"POST", "/_sim/domains/:id/transition",         "sim.domains.transition", A::kControl,   &api::SimTransitionDomain},
-    {"GET",  "/_sim/wallet",                         "sim.wallet.get",         A::kControl,   &api::SimGetWallet},
-    {"PUT",  "/_sim/wallet",                         "sim.wallet.put",         A::kControl,   &api::SimPutWallet},
-    {"GET",  "/_sim/invoices/:id",                   "sim.invoices.get",       A::kControl,   &api::SimGetInvoice},
-    {"GET",  "/_sim/placement-checkouts/:id",        "sim.placement_checkouts.get", A::kControl, &api::SimGetPlacementCheckout},
-    {"POST", "/_sim/placement-checkouts/:id/complete", "sim.placement_checkouts.complete", A::kControl, &api::SimCompletePlacementCheckout},
-    // ---- /_sim events, webhook deliveries, sinks (Part 6) --------------------------------------
-    {"GET",   "/_sim/events",                        "sim.events.list",        A::kControl,   &api::SimListEvents},
-    {"POST",  "/_sim/events",                        "sim.events.trigger",     A::kControl,   &api::SimTriggerEvent},
-    {"GET",   "/_sim/deliveries",                    "sim.deliveries.list",    A::kControl,   &api::SimListDeliveries},
-    {"GET",   "/_sim/notifications",                 "sim.notifications.list", A::kControl,   &api::SimListNotifications},
-    {"POST",  "/_sim/sinks",                         "sim.sinks.create",       A::kControl,   &api::SimCreateSink},
-    {"GET",   "/_sim/sinks",                         "sim.sinks.list",         A::kControl,   &api::SimListSinks},
-    {"GET",   "/_sim/sinks/:id",                     "sim.sinks.get",          A::kControl,   &api::SimGetSink},
-    {"PATCH", "/_sim/sinks/:id",                     "sim.sinks.update",       A::kControl,   &api::SimUpdateSink},
-    {"POST",  "/_sim/sinks/:id/receive",             "sim.sinks.receive",      A::kControl,   &api::SimSinkReceive},
-    {"GET",  "/_sim/exports",                        "sim.exports.list",       A::kControl,   &api::SimListExports},
-    {"GET",  "/_sim/exports/:id",                    "sim.exports.get",        A::kControl,   &api::SimGetExport},
-    {"POST", "/_sim/tenants",                        "sim.tenants.create",     A::kControl,   &api::SimCreateTenant},
-    // ---- /_sim scenarios (issue 5): YAML in, the report as JSON out ------------------------------
-    {"POST", "/_sim/scenarios/run",                  "sim.scenarios.run",      A::kControl,   &api::SimRunScenario, B::kYaml},
-    {"POST",   "/_sim/faults",                       "sim.faults.create",      A::kControl,   &api::SimCreateFault},
-    {"GET",    "/_sim/faults",                       "sim.faults.list",        A::kControl,   &api::SimListFaults},
-    {"DELETE", "/_sim/faults",                       "sim.faults.clear",       A::kControl,   &api::SimClearFaults},
-    {"DELETE", "/_sim/faults/:id",                   "sim.faults.delete",      A::kControl,   &api::SimDeleteFault},
+    {"dns_shield.available_slots",          &api::DnsShieldAvailableSlots},
+    {"dns_shield.upgrade_plan",             &api::DnsShieldUpgradePlan},
+    // ---- Part 4.9 mailbox search ----------------------------------------------------------------
+    {"onebox.search_emails",                &api::SearchEmails},
+    // ---- Part 4.10 webhook management (account-scoped: x-workspace-key ignored) -----------------
+    {"webhooks.events",                     &api::ListWebhookEventTypes},
+    {"webhooks.create",                     &api::CreateWebhookEndpoint},
+    {"webhooks.list",                       &api::ListWebhookEndpoints},
+    {"webhooks.update",                     &api::UpdateWebhookEndpoint},
+    // ---- /_sim control plane (DESIGN.md) --------------------------------------------------------
+    {"sim.health",                          &api::SimHealth},
+    {"sim.reset",                           &api::SimReset},
+    {"sim.state.get",                       &api::SimGetState},
+    {"sim.state.put",                       &api::SimPutState},
+    {"sim.requests.list",                   &api::SimListRequests},
+    {"sim.clock.get",                       &api::SimGetClock},
+    {"sim.clock.put",                       &api::SimPutClock},
+    {"sim.clock.advance",                   &api::SimAdvanceClock},
+    {"sim.checkout.get",                    &api::SimGetCheckout},
+    {"sim.checkout.complete",               &api::SimCompleteCheckout},
+    {"sim.domains.transition",              &api::SimTransitionDomain},
+    {"sim.wallet.get",                      &api::SimGetWallet},
+    {"sim.wallet.put",                      &api::SimPutWallet},
+    {"sim.invoices.get",                    &api::SimGetInvoice},
+    {"sim.placement_checkouts.get",         &api::SimGetPlacementCheckout},
+    {"sim.placement_checkouts.complete",    &api::SimCompletePlacementCheckout},
+    // ---- /_sim events, webhook deliveries, sinks (Part 6) ---------------------------------------
+    {"sim.events.list",                     &api::SimListEvents},
+    {"sim.events.trigger",                  &api::SimTriggerEvent},
+    {"sim.deliveries.list",                 &api::SimListDeliveries},
+    {"sim.notifications.list",              &api::SimListNotifications},
+    {"sim.sinks.create",                    &api::SimCreateSink},
+    {"sim.sinks.list",                      &api::SimListSinks},
+    {"sim.sinks.get",                       &api::SimGetSink},
+    {"sim.sinks.update",                    &api::SimUpdateSink},
+    {"sim.sinks.receive",                   &api::SimSinkReceive},
+    // ---- /_sim exports, tenants ------------------------------------------------------------------
+    {"sim.exports.list",                    &api::SimListExports},
+    {"sim.exports.get",                     &api::SimGetExport},
+    {"sim.tenants.create",                  &api::SimCreateTenant},
+    // ---- /_sim scenarios, faults ----------------------------------------------------------------
+    {"sim.scenarios.run",                   &api::SimRunScenario},
+    {"sim.faults.create",                   &api::SimCreateFault},
+    {"sim.faults.list",                     &api::SimListFaults},
+    {"sim.faults.clear",                    &api::SimClearFaults},
+    {"sim.faults.delete",                   &api::SimDeleteFault},
   };
   // clang-format on
-  return kRoutes;
+  return kHandlers;
+}
+
+}  // namespace
+
+std::vector<app::Route> Routes(const schema::Catalogue& operations) {
+  if (operations.All().empty())
+    throw std::runtime_error("the schemas folder has no catalogue of operations (operations.json)");
+  const auto& handlers = Handlers();
+  std::vector<app::Route> routes;
+  std::set<std::string_view> served;
+  std::string problems;
+  for (const auto& op : operations.All()) {
+    const auto h = handlers.find(op.id);
+    if (h == handlers.end()) {
+      problems += "\n  operation " + op.id + " (" + op.method + " " + op.path + ") has no handler in server/api/routes.cpp";
+      continue;
+    }
+    served.insert(h->first);
+    // An operation the catalogue says only reads runs under the store's shared lock.
+    routes.push_back({op.method.c_str(), op.path.c_str(), op.id.c_str(), op.access, h->second, op.body,
+                      op.effect == schema::Effect::kRead});
+  }
+  for (const auto& [id, handler] : handlers)
+    if (!served.count(id)) problems += "\n  the handler of " + std::string(id) + " has no entry in schemas/operations.json";
+  if (!problems.empty())
+    throw std::runtime_error("the catalogue of operations and the handlers disagree:" + problems);
+  return routes;
 }
 
 }  // namespace emsim::api

@@ -1,13 +1,17 @@
 #pragma once
-// THE list of endpoints (STYLE.md habit 1), the table of contents of the API: each route's
-// method, path, operation id (the name of its schema files) and handler. No handler is
-// registered anywhere else.
+// The route table: each operation of the catalogue (schemas/operations.json: method, path,
+// access, body format, schemas) paired with its handler. Adding an endpoint is one catalogue
+// line, one handler in routes.cpp, and its schema files.
 #include <vector>
 
 #include "app/route.hpp"
+#include "schema/catalogue.hpp"
 
 namespace emsim::api {
 
-const std::vector<app::Route>& Routes();
+// One route per catalogue entry, in the catalogue's order. The routes point into `operations`
+// (their strings), which must outlive them. Throws std::runtime_error listing every entry that has
+// no handler and every handler that has no entry, so emsim refuses to start with either.
+std::vector<app::Route> Routes(const schema::Catalogue& operations);
 
 }  // namespace emsim::api

@@ -3,19 +3,16 @@
 #include <vector>
 
 #include "app/types.hpp"
+#include "schema/catalogue.hpp"
 
 namespace emsim::app {
 
-enum class Access {
-  kWorkspace,  // x-auth-service required; x-workspace-key / x-workspace-id select the workspace
-  kAccount,    // x-auth-service required; workspace headers ignored (Part 4.10 webhooks)
-  kControl,    // /_sim control plane: no API key
-};
+// The catalogue's words (schema/catalogue.hpp), so a route built from an entry says the same.
+using Access = schema::Access;
+using BodyFormat = schema::BodyFormat;
 
-// What a route's body is. Everything is JSON except a scenario posted to /_sim/scenarios/run,
-// which is YAML the handler parses itself (so its errors can name lines).
-enum class BodyFormat { kJson, kYaml };
-
+// One entry of the route table: a catalogue entry (api::Routes) or a test's own route. The
+// strings point into the catalogue (or a test's literals), which outlive the router.
 struct Route {
   const char* method;
   const char* pattern;      // "/v2/webhooks/endpoints/:id"

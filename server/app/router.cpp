@@ -19,19 +19,6 @@
 
 namespace emsim::app {
 
-std::vector<std::string> SplitPath(const std::string& path) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i < path.size()) {
-    if (path[i] == '/') { ++i; continue; }
-    size_t j = path.find('/', i);
-    if (j == std::string::npos) j = path.size();
-    out.push_back(path.substr(i, j - i));
-    i = j;
-  }
-  return out;
-}
-
 Router::Router(app::Services& svc, const std::vector<Route>& routes) : svc_(svc) {
   for (const auto& r : routes) {
     const std::string op = r.operationId;
@@ -72,12 +59,7 @@ Router::Match Router::Scan(const std::string& method, const std::string& path) c
   for (const auto& c : routes_) {
     if (c.segments.size() != segs.size()) continue;
     std::map<std::string, std::string> params;
-    bool ok = true;
-    for (size_t i = 0; i < segs.size() && ok; ++i) {
-      if (!c.segments[i].empty() && c.segments[i][0] == ':') params[c.segments[i].substr(1)] = segs[i];
-      else ok = c.segments[i] == segs[i];
-    }
-    if (!ok) continue;
+    if (!schema::MatchSegments(c.segments, segs, &params)) continue;
     m.pathKnown = true;
     if (method == c.route->method) {
       m.route = c.route;

@@ -16,7 +16,7 @@ class Router : public http::RequestHandler {
  public:
   // Throws std::runtime_error when an operation lacks its request schema (emsim refuses to
   // start) or a public operation lacks its response schema.
-  // The routes come from above (api::Routes() in the server; tests inject their own, e.g. one
+  // The routes come from above (api::Routes(catalogue) in the server; tests inject their own, e.g. one
   // that throws, for the 500 path).
   Router(app::Services& svc, const std::vector<Route>& routes);
   // Takes the request by value: its headers and body move into the pipeline instead of being copied.
@@ -59,6 +59,7 @@ class Router : public http::RequestHandler {
   std::unordered_map<std::string, StaticPath> static_paths_;
 };
 
-std::vector<std::string> SplitPath(const std::string& path);
+// The catalogue's path matching (schema/catalogue.hpp), one for the router and the scenarios.
+using schema::SplitPath;
 
 }  // namespace emsim::app

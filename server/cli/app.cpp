@@ -50,7 +50,8 @@ App::App(Options options) : options_(std::move(options)) {
   services_ = std::unique_ptr<Services>(
       new Services{options_, *store_, *clock_, *scheduler_, *journal_, *schemas_, *error_ids_, "", {}, nullptr, nullptr, "", {}});
   try {
-    router_ = std::make_unique<app::Router>(*services_, api::Routes());
+    routes_ = api::Routes(schemas_->Operations());
+    router_ = std::make_unique<app::Router>(*services_, routes_);
   } catch (const std::exception& e) {
     throw StartupError(e.what());
   }

@@ -5,7 +5,9 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "app/route.hpp"
 #include "app/services.hpp"
 
 namespace emsim::app {
@@ -37,7 +39,8 @@ std::string DefaultSchemasDir();
 class App {
  public:
   // Loads fixtures and schemas, builds the route table; throws StartupError with a message
-  // that says what is wrong (fixture file:line:field, schema file, missing schema).
+  // that says what is wrong (fixture file:line:field, schema file, missing schema, a catalogue
+  // entry without a handler or a handler without an entry).
   explicit App(Options options);
   ~App();
   App(const App&) = delete;
@@ -65,6 +68,7 @@ class App {
   std::unique_ptr<ErrorIds> error_ids_;
   std::unique_ptr<Services> services_;
   std::unique_ptr<events::Dispatcher> dispatcher_;
+  std::vector<app::Route> routes_;  // the catalogue's operations with their handlers (api::Routes)
   std::unique_ptr<app::Router> router_;
   std::unique_ptr<http::HttpServer> server_;
   std::thread serve_thread_;

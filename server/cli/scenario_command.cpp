@@ -118,7 +118,9 @@ int ScenarioCommand(const std::vector<std::string>& args) {
       o.client = scenario::MakeHttpClient(base_url);
       o.prepare = true;
       o.schemas = remote_schemas.get();
-      o.operationOf = &api::OperationIdOf;
+      o.operationOf = [&ops = remote_schemas->Operations()](const std::string& method, const std::string& path) {
+        return api::OperationIdOf(ops, method, path);
+      };
       o.defaultFixture = DefaultFixturePath();
       if (const char* token = std::getenv("EMSIM_ADMIN_TOKEN")) o.adminToken = token;  // a guarded emsim's /_sim
       rep = scenario::RunScenario(sc, o);

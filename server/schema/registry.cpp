@@ -32,7 +32,7 @@ struct Registry::Compiled {
   // is empty passes the whole schema exactly when its body passes B: a request is checked
   // against B alone first, and only a failure is checked again as a whole for its messages.
   // valijson copies a context vector and builds strings per property visited, and the wrapper's
-  // two levels were ~a third of a POST's validation (issue 7). Built on first use; null when the
+  // two levels measured ~a third of a POST's validation. Built on first use; null when the
   // schema has another shape.
   const valijson::Schema* BodyOnly() const {
     std::call_once(body_once, [this] {
@@ -197,6 +197,9 @@ std::string Issue::Pointer() const {
 
 namespace {
 
+// The catalogue of operations, beside the schemas that describe it (catalogue.hpp).
+constexpr const char* kCatalogueName = "operations";
+
 json ReadJsonFile(const fs::path& file) {
   // Whole file into memory first: nlohmann parses a string several times faster than a stream.
   std::ifstream in(file, std::ios::binary);
@@ -210,7 +213,7 @@ json ReadJsonFile(const fs::path& file) {
 }
 
 // Every schema file parsed once: the resources are $ref'd by many responses and events, and
-// re-reading them per $ref was a third of start-up's schema work (issue 7).
+// re-reading them per $ref measured a third of start-up's schema work.
 class Files {
  public:
   const json& Get(const fs::path& file) {
@@ -276,10 +279,14 @@ std::string Unbracket(const std::string& s) {
   return s;
 }
 
-// The sub-schema that governs `path`, or null when it cannot be found.
-const json* SchemaAt(const json& schema, const std::vector<std::string>& path) {
+// The sub-schema that governs `path` from segment `from` on (through properties, items,
+// additionalProperties, and the first branch of a oneOf/anyOf/allOf that has the next step, as
+// in a response's "null or a billing details record"), or null when it cannot be found. Our own
+// schema files, so the branches' depth is ours.
+const json* SchemaAt(const json& schema, const std::vector<std::string>& path, size_t from = 0) {
   const json* node = &schema;
-  for (const auto& seg : path) {
+  for (size_t i = from; i < path.size(); ++i) {
+    const std::string& seg = path[i];
     if (!node->is_object()) return nullptr;
     if (node->contains("properties") && (*node)["properties"].contains(seg)) {
       node = &(*node)["properties"][seg];
@@ -288,6 +295,12 @@ const json* SchemaAt(const json& schema, const std::vector<std::string>& path) {
     } else if (node->contains("additionalProperties") && (*node)["additionalProperties"].is_object()) {
       node = &(*node)["additionalProperties"];
     } else {
+      for (const char* k : {"oneOf", "anyOf", "allOf"}) {
+        const auto branches = node->find(k);
+        if (branches == node->end() || !branches->is_array()) continue;
+        for (const auto& branch : *branches)
+          if (const json* n = SchemaAt(branch, path, i)) return n;
+      }
       return nullptr;
     }
   }
@@ -315,6 +328,17 @@ std::string Describe(const json* node, const std::string& description) {
   if (!node || !node->is_object()) return description;
   if (description.find("'type' constraint") != std::string::npos && node->contains("type"))
     return "must be " + TypeText((*node)["type"]);
+  // A oneOf/anyOf (no request schema has one; responses and events do): name the branches' types.
+  for (const char* k : {"oneOf", "anyOf"}) {
+    const auto branches = node->find(k);
+    if (branches == node->end() || !branches->is_array()) continue;
+    std::string words;
+    for (const auto& b : *branches)
+      if (b.is_object() && b.contains("type")) words += (words.empty() ? "" : " or ") + TypeText(b["type"]);
+    if (!words.empty()) return "must be " + words + " matching its schema";
+  }
+  if (node->contains("const") && description.find("'const'") != std::string::npos)
+    return "must be " + (*node)["const"].dump();
   if (description.find("enum") != std::string::npos && node->contains("enum")) {
     const json& values = (*node)["enum"];
     if (values.size() <= 12) {
@@ -357,6 +381,7 @@ Registry::Registry(const fs::path& dir) {
   for (const auto& file : files) {
     // Lexically: fs::relative resolves symlinks with a readlink per path component.
     std::string name = file.lexically_relative(dir).replace_extension("").generic_string();
+    if (name == kCatalogueName) continue;  // data that a schema describes, not a schema
     auto compiled = std::make_unique<Compiled>();
     const json& raw = parsed.Get(file.lexically_normal());
     compiled->resolved = Inline(raw, file, raw, parsed, 0);
@@ -372,6 +397,8 @@ Registry::Registry(const fs::path& dir) {
     }
     schemas_.emplace(std::move(name), std::move(compiled));
   }
+  const fs::path catalogue = dir / (std::string(kCatalogueName) + ".json");
+  if (fs::is_regular_file(catalogue)) operations_ = Catalogue(ReadJsonFile(catalogue), *this, catalogue.string());
 }
 
 Registry::~Registry() = default;
@@ -399,7 +426,7 @@ const json& Registry::Resolved(const std::string& name) const { return At(name).
 
 namespace {
 // One validator per thread, kept: a valijson Validator caches the std::regex of each `pattern` it
-// meets, and a new one per request compiled them again every time (issue 7). The cache is keyed
+// meets, and a new one per request compiled them again every time. The cache is keyed
 // by the pattern's text, so one validator serves every schema.
 valijson::Validator& ThreadValidator() {
   static thread_local valijson::Validator validator;
@@ -415,8 +442,8 @@ const valijson::Schema* Registry::BodySchema(const Compiled& c) const { return s
 // empty query and finds the required body, so all it adds are wrapper lines, dropped below).
 // A conforming document costs what a pass without results costs: valijson only stops earlier
 // without them once something fails, and no request schema has anyOf/oneOf, the keywords that
-// allocate results of their own (issue 7: the 400 path checked a body twice, once to learn that
-// it fails and once more as a whole for the messages).
+// allocate results of their own (so the 400 path no longer checks a body twice, once to learn
+// that it fails and once more as a whole for the messages).
 std::vector<Issue> Registry::Issues(const Compiled& c, const valijson::Schema& schema, const json& target,
                                     bool under_body) const {
   // Kept too: a ValidationResults is a std::deque, which allocates its first block on construction,
@@ -432,16 +459,18 @@ std::vector<Issue> Registry::Issues(const Compiled& c, const valijson::Schema& s
   valijson::adapters::NlohmannJsonAdapter adapter(target);
   if (ThreadValidator().validate(schema, adapter, &results)) return {};
   std::vector<Issue> issues;
+  std::vector<Issue> wrappers;  // reported only when no leaf explains the failure
   std::set<std::string> seen;
   valijson::ValidationResults::Error e;
   while (results.popError(e)) {
     const std::string& d = e.description;
     // Wrappers repeat a leaf error one level up; the leaf is the useful one.
-    if (d.rfind("Failed to validate against schema associated with property", 0) == 0 ||
+    const bool wrapper =
+        d.rfind("Failed to validate against schema associated with property", 0) == 0 ||
         d.rfind("Failed to validate item #", 0) == 0 || d.rfind("Failed to validate against child schema", 0) == 0 ||
         d.rfind("Failed to validate against schema associated with", 0) == 0 ||
-        d.rfind("Failed to validate against additional properties", 0) == 0)
-      continue;
+        d.rfind("Failed to validate against additional properties", 0) == 0;
+    if (wrapper && !issues.empty()) continue;  // a leaf already explains it: no work for the wrapper
     Issue issue;
     if (under_body) issue.path.push_back("body");
     for (size_t i = 1; i < e.context.size(); ++i) issue.path.push_back(Unbracket(e.context[i]));
@@ -453,8 +482,14 @@ std::vector<Issue> Registry::Issues(const Compiled& c, const valijson::Schema& s
     } else {
       issue.message = Describe(SchemaAt(c.resolved, issue.path), d);
     }
-    if (seen.insert(issue.Pointer() + "\n" + issue.message).second) issues.push_back(std::move(issue));
+    if (wrapper) wrappers.push_back(std::move(issue));
+    else if (seen.insert(issue.Pointer() + "\n" + issue.message).second) issues.push_back(std::move(issue));
   }
+  // A document that fails must never read as conforming (an empty answer): a oneOf whose branches
+  // all failed may report wrappers alone.
+  if (issues.empty())
+    for (auto& w : wrappers)
+      if (seen.insert(w.Pointer() + "\n" + w.message).second) issues.push_back(std::move(w));
   return issues;
 }
 

@@ -1,9 +1,12 @@
 #pragma once
-// Every JSON Schema in schemas/ compiled once at start-up (STYLE.md habit 6). Names are paths
-// below the schemas folder without ".json": "requests/domains.list", "responses/domains.list",
+// Every JSON Schema in schemas/ compiled once at start-up (STYLE.md habit 6), and the folder's
+// catalogue of operations (operations.json, checked against operations.schema.json). Names are
+// paths below the schemas folder without ".json": "requests/domains.list", "responses/domains.list",
 // "events/domain.updated". A "$ref" to another file ("../resources/domain.json") is resolved
 // relative to the referring file and inlined before compiling, so every compiled schema stands
 // alone and messages can look up the sub-schema of any failing field.
+// The one registry: the server validates requests with it, and the contract suite (which links
+// this layer and nothing above it) checks answers and webhook envelopes with it.
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -13,6 +16,7 @@
 
 #include "core/error.hpp"
 #include "core/json.hpp"
+#include "schema/catalogue.hpp"
 
 namespace valijson {
 class Schema;
@@ -28,10 +32,14 @@ struct Issue {
 
 class Registry {
  public:
-  // Loads and compiles every *.json below `dir`; throws std::runtime_error naming the file when
-  // one does not parse, has a dangling $ref or does not compile.
+  // Loads and compiles every *.json below `dir`, then reads `dir`/operations.json when there is
+  // one; throws std::runtime_error naming the file when one does not parse, has a dangling $ref,
+  // does not compile, or (the catalogue) breaks its rules (Catalogue's constructor).
   explicit Registry(const std::filesystem::path& dir);
   ~Registry();
+
+  // The catalogue of operations; empty when the folder has no operations.json.
+  const Catalogue& Operations() const { return operations_; }
 
   bool Has(const std::string& name) const;
   std::vector<std::string> Names() const;
@@ -64,6 +72,7 @@ class Registry {
   // Every issue of `target` against `schema` (one of c's), rooted at "body" when `under_body`.
   std::vector<Issue> Issues(const Compiled& c, const valijson::Schema& schema, const json& target, bool under_body) const;
   std::map<std::string, std::unique_ptr<Compiled>> schemas_;
+  Catalogue operations_;
   bool shortcut_ = true;
 };
 

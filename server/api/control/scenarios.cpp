@@ -3,31 +3,14 @@
 #include <filesystem>
 
 #include "api/control/in_process_client.hpp"
-#include "api/routes.hpp"
 #include "app/router.hpp"
 #include "scenario/parse.hpp"
 
 namespace emsim::api {
 
-namespace {
-
-bool Matches(const std::vector<std::string>& pattern, const std::vector<std::string>& segs) {
-  if (pattern.size() != segs.size()) return false;
-  for (size_t i = 0; i < segs.size(); ++i) {
-    if (!pattern[i].empty() && pattern[i][0] == ':') continue;  // a path parameter
-    if (pattern[i] != segs[i]) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
-std::string OperationIdOf(const std::string& method, const std::string& path) {
-  if (path.rfind("/_sim", 0) == 0) return "";
-  const auto segs = app::SplitPath(path);
-  for (const auto& r : Routes())
-    if (method == r.method && Matches(app::SplitPath(r.pattern), segs)) return r.operationId;
-  return "";
+std::string OperationIdOf(const schema::Catalogue& operations, const std::string& method, const std::string& path) {
+  const schema::Operation* op = operations.Match(method, path);
+  return op && op->Public() ? op->id : "";
 }
 
 scenario::ScenarioRunOptions ScenarioOptionsFor(app::Services& svc) {
@@ -36,7 +19,9 @@ scenario::ScenarioRunOptions ScenarioOptionsFor(app::Services& svc) {
   // run needs no worker thread or connection beyond the one it came in on.
   if (svc.pipeline) o.client = std::make_shared<InProcessClient>(*svc.pipeline);
   o.schemas = &svc.schemas;
-  o.operationOf = &OperationIdOf;
+  o.operationOf = [&ops = svc.schemas.Operations()](const std::string& method, const std::string& path) {
+    return OperationIdOf(ops, method, path);
+  };
   o.defaultFixture = svc.defaultFixture;
   o.adminToken = svc.options.adminToken;
   return o;

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "app/types.hpp"
+#include "schema/catalogue.hpp"
 #include "scenario/run.hpp"
 
 namespace emsim::api {
@@ -11,8 +12,9 @@ namespace emsim::api {
 app::Reply SimRunScenario(app::Ctx& ctx);
 
 // What POST /_sim/scenarios/run and `emsim scenario run` share: the runner's view of this build.
-// The operation id of a public route ("domains.list"), or "" (unknown path, or /_sim).
-std::string OperationIdOf(const std::string& method, const std::string& path);
+// The operation id of the public operation of the catalogue a request calls ("domains.list"), or
+// "" (unknown path, or /_sim: no response schema to check its answer against).
+std::string OperationIdOf(const schema::Catalogue& operations, const std::string& method, const std::string& path);
 // Runner options for the emsim `svc` belongs to: its schemas, the route table, and a client that
 // calls its pipeline in-process.
 scenario::ScenarioRunOptions ScenarioOptionsFor(app::Services& svc);

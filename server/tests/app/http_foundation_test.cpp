@@ -257,8 +257,9 @@ TEST(Pipeline, RouteLookupAnswersAsTheScanOfEveryRoute) {
   EXPECT_EQ(none.route, nullptr);
   EXPECT_FALSE(none.pathKnown);
   // Every route of the real table is found by its own pattern and method.
-  app::Router real(server.svc(), api::Routes());
-  for (const auto& r : api::Routes()) {
+  const std::vector<app::Route> table = api::Routes(server.svc().schemas.Operations());
+  app::Router real(server.svc(), table);
+  for (const auto& r : table) {
     auto m = real.Find(r.method, r.pattern);
     ASSERT_NE(m.route, nullptr) << r.method << " " << r.pattern;
     EXPECT_EQ(std::string(m.route->method), r.method);
@@ -338,7 +339,8 @@ TEST(Pipeline, GetsAnsweredBeforeHttplibRoutingKeepEveryBehaviour) {
 // decides a pass.
 TEST(Pipeline, AServerStoppedBeforeItServesEnds) {
   TestServer server;
-  app::Router router(server.svc(), api::Routes());
+  const std::vector<app::Route> table = api::Routes(server.svc().schemas.Operations());
+  app::Router router(server.svc(), table);
   {
     http::HttpServer early(http::ServerOptions{}, router);
     early.Bind("127.0.0.1", 0);

@@ -127,11 +127,12 @@ TEST(ScenarioRun, ResponseSchemaIsAlwaysChecked) {
   EXPECT_NE(AllProblems(r).find("schema responses/domains.list: /data"), std::string::npos) << AllProblems(r);
   // Errors are checked against Part 7's shapes.
   scenario::Scenario e = scenario::ParseScenarioText("name: s\nsteps:\n  - GET: /v1/workspace/list\n    expect: 401\n", "t.yaml", ".");
-  o.operationOf = &api::OperationIdOf;
+  o.operationOf = api::ScenarioOptionsFor(server.svc()).operationOf;
   EXPECT_TRUE(scenario::RunScenario(e, o).ok());
-  EXPECT_EQ(api::OperationIdOf("GET", "/v1/domain/list"), "domains.list");
-  EXPECT_EQ(api::OperationIdOf("POST", "/v1/domain/list"), "");
-  EXPECT_EQ(api::OperationIdOf("GET", "/_sim/health"), "");
+  const schema::Catalogue& ops = server.svc().schemas.Operations();
+  EXPECT_EQ(api::OperationIdOf(ops, "GET", "/v1/domain/list"), "domains.list");
+  EXPECT_EQ(api::OperationIdOf(ops, "POST", "/v1/domain/list"), "");
+  EXPECT_EQ(api::OperationIdOf(ops, "GET", "/_sim/health"), "");
 }
 
 TEST(ScenarioRun, PrepareResetsTheWorldAndSetsTheHeadersClock) {
