@@ -1,4 +1,4 @@
-// The State's derived indexes (issue 7: lists answer from indexes, not scans) and the fixture
+// The State's derived indexes (lists answer from indexes, not scans) and the fixture
 // generator behind the benchmark. Model tests, no sockets, except the journal test at the end.
 #include <ctime>
 #include <sstream>
@@ -245,7 +245,7 @@ TEST(FormatIso, DigitsByHandMatchTheSpecForm) {
   EXPECT_EQ(*model::ParseIso(model::FormatIso(1709164800000)), 1709164800000);  // 2024-02-29 round-trips
 }
 
-// FormatIsoTo keeps the text of recent dates in a small per-thread cache (issue 7). Whatever the
+// FormatIsoTo keeps the text of recent dates in a small per-thread cache. Whatever the
 // order of the calls (days that share a cache slot, alternating; negative times; years past
 // 9999, which the fast path does not write), the text is gmtime's.
 TEST(FormatIso, TheDateCacheNeverChangesTheText) {
@@ -311,7 +311,7 @@ runtime::JournalEntry Entry(const std::string& id) {
   return e;
 }
 
-// The journal is striped (one lock per stripe, issue 7). Whatever the stripes, it keeps exactly
+// The journal is striped (one lock per stripe). Whatever the stripes, it keeps exactly
 // the newest `capacity` entries, oldest first, in the order they were added, also when the
 // capacity is not a multiple of the stripe count and the rings have wrapped.
 TEST(Journal, KeepsTheNewestEntriesInOrderAcrossStripes) {

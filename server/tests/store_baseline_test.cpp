@@ -1,4 +1,4 @@
-// What runtime::Store resets to (issue 7, start-up memory): a copy of the loaded fixtures, or, for a
+// What runtime::Store resets to (start-up memory): a copy of the loaded fixtures, or, for a
 // fixture with a `generate:` mapping, the same state rebuilt from the file's own records and the
 // recipe. Either way a reset must give back exactly the loaded state, indexes included.
 #include <sstream>
