@@ -58,17 +58,22 @@ TEST(JsonOut, GrowsItsBufferAndKeepsWritingAfterStr) {
 // JsonBuild takes the calls JsonOut takes and builds the document those bytes parse to.
 TEST(JsonBuild, BuildsTheDocumentJsonOutWrites) {
   auto write = [](auto& w) {
-    w.BeginObject().Key("z").BeginArray().String("a\"b").Int(-42).Bool(true).Null().Time(1500);
+    w.BeginObject().Key("arr").BeginArray().String("a\"b").Int(-42).Bool(true).Null().Time(1500);
     w.BeginObject().KeyText("k k").Strings(std::vector<std::string>{"x", "y"}).Key("n").Strings(std::nullopt).EndObject();
     w.BeginArray().EndArray().Value(json{{"v", 1}}).EndArray();
-    w.Key("a").String(std::optional<std::string>()).Key("m").String(std::optional<std::string>("m")).EndObject();
+    w.Key("m").String(std::optional<std::string>()).Key("z").String(std::optional<std::string>("z")).EndObject();
   };
   core::JsonOut text;
   write(text);
   const json doc = core::BuildJson(write);
   EXPECT_EQ(doc, json::parse(text.str()));
   EXPECT_EQ(doc.dump(), text.str());
-  EXPECT_EQ(doc["z"][4], model::FormatIso(1500));
+  EXPECT_EQ(doc["arr"][4], model::FormatIso(1500));
+  // Keys out of order: the document is sorted, the text is not, so the record tests would see it.
+  core::JsonOut unsorted;
+  unsorted.BeginObject().Key("b").Int(1).Key("a").Int(2).EndObject();
+  EXPECT_NE(core::BuildJson([](auto& w) { w.BeginObject().Key("b").Int(1).Key("a").Int(2).EndObject(); }).dump(),
+            unsorted.str());
   EXPECT_EQ(core::BuildJson([](auto& w) { w.String("top"); }), json("top"));
 }
 
