@@ -75,7 +75,7 @@ app::Reply BuyDomain(app::Ctx& ctx) {
   const auto& [checkout, wallet] = *bought;
   const std::string price = model::FormatDecimal(checkout.amountCents);
   std::string message;
-  if (checkout.status == "PAID") {
+  if (checkout.status == model::CheckoutStatus::kPaid) {
     message = "Domain " + checkout.domainName + " purchased for " + price +
               " from the wallet; it will be connected shortly";
   } else if (use_wallet) {

@@ -23,7 +23,7 @@ app::Reply ListMailboxes(app::Ctx& ctx) {
     for (const auto& g : view.domains) {
       w.BeginObject().Key("domain").String(g.domain->domain).Key("id").String(g.domain->id).Key("mailboxes").BeginArray();
       for (const auto* m : g.mailboxes) WriteMailboxRecord(w, s, *m);
-      w.EndArray().Key("status").String(g.domain->status).EndObject();
+      w.EndArray().Key("status").String(core::NameOf(g.domain->status)).EndObject();
     }
     w.EndArray()
         .Key("nextPage").Int(view.page.nextPage)

@@ -16,7 +16,7 @@ app::Reply PurchasePlacementTests(app::Ctx& ctx) {
       [&](model::State& s) { return model::PurchasePlacementTests(s, ctx.caller, in, ctx.now); });
   if (!r) return r.error();
   // Written as text (api/json_out.hpp), keys in nlohmann's order, so the bytes are those of the
-  // Envelope document (pinned by a test): this is the hottest write endpoint (issue 7).
+  // Envelope document (pinned by a test): this is the hottest write endpoint.
   // walletBalance in whole dollars (gap decision); the cost is whole dollars, so
   // previousBalance - amountDeducted == currentBalance exactly.
   core::JsonOut w;

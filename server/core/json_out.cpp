@@ -105,7 +105,7 @@ char* WriteQuoted(char* d, std::string_view s) {
   *d++ = '"';
   // 8 to 16 bytes (most ids, names and statuses): the first and the last 8 bytes, overlapping,
   // checked and stored in one go, no loop and no tail assembly (~25 of a list page's ~85
-  // instructions per string, issue 7). Anything that needs work takes the loop below.
+  // instructions per string). Anything that needs work takes the loop below.
   if (s.size() >= 8 && s.size() <= 16) {
     std::uint64_t head, tail;
     std::memcpy(&head, p, 8);
@@ -291,7 +291,7 @@ void AppendJsonKey(std::string& out, std::string_view k, bool comma) {
 
 void AppendJsonString(std::string& out, std::string_view s) {
   // A plain string is copied as it is: one scan and one append, instead of making the worst
-  // case's room (6 bytes per byte, zero-filled by resize) and cutting it back (issue 7: this was
+  // case's room (6 bytes per byte, zero-filled by resize) and cutting it back (this was
   // a third of a mailbox list page).
   if (IsPlain(s)) {
     const size_t at = out.size();

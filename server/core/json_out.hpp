@@ -1,5 +1,5 @@
 #pragma once
-// Writes JSON text straight into a string, for the hot list endpoints (issue 7): building an
+// Writes JSON text straight into a string, for the hot list endpoints: building an
 // nlohmann DOM of every record and dumping it cost ~half of a list request in allocations. The
 // output is byte for byte what nlohmann's dump() gives for the same document, provided keys are
 // written in nlohmann's order (sorted, byte-wise): tests compare the two for every record shape.
@@ -46,7 +46,7 @@ void AppendJsonKey(std::string& out, std::string_view k, bool comma);
 
 // An object key written in the source (a string literal), checked at compile time to need no
 // escaping, so JsonOut copies it without scanning it: a purchase answer has ~25 keys, and their
-// scan was ~2% of the request's instructions (issue 7). A key made at run time: JsonOut::KeyText.
+// scan was ~2% of the request's instructions. A key made at run time: JsonOut::KeyText.
 class PlainKey {
  public:
   template <size_t N>
@@ -67,7 +67,7 @@ std::string DumpJson(const json& v);
 // Writes straight into a buffer it sizes ahead (out_'s size is the room, n_ the bytes written), so
 // a key or a value is one capacity check and one copy: growing std::string piece by piece costs
 // a bounds check, a zero fill and a call per piece, which was ~4,500 instructions of a
-// purchase's answer of 25 keys (callgrind, issue 7), and more on a list page.
+// purchase's answer of 25 keys (callgrind), and more on a list page.
 class JsonOut {
  public:
   JsonOut() { out_.resize(1024); }
@@ -79,7 +79,7 @@ class JsonOut {
 
   // Always inlined: at the call site the key's length is a constant, so its copy is a few moves
   // instead of a call to memcpy (a mailbox page writes ~240 keys: ~45 instructions each out of
-  // line, issue 7).
+  // line).
   [[gnu::always_inline]] JsonOut& Key(PlainKey k) {
     char* d = WritePlainJsonKey(Room(k.text().size() + 4), k.text(), need_comma_);
     n_ = static_cast<size_t>(d - out_.data());

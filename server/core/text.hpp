@@ -8,7 +8,7 @@
 namespace emsim::model {
 
 // The pieces joined in one allocation: `a + b + c` grows the string once per piece, and on the
-// purchase path (URLs, addresses, descriptions) each growth was an allocation (issue 7).
+// purchase path (URLs, addresses, descriptions) each growth was an allocation.
 inline std::string Concat(std::initializer_list<std::string_view> parts) {
   size_t size = 0;
   for (const std::string_view p : parts) size += p.size();

@@ -62,7 +62,7 @@ size_t FormatIsoTo(Millis t, char* out) {
   auto put2 = [out](size_t at, std::int64_t v) { std::memcpy(out + at, kPairs + 2 * v, 2); };
   // The date's text comes from a small per-thread cache by day: a list page writes three
   // timestamps per record, mostly of a few days, and the calendar arithmetic was ~60% of a
-  // timestamp's cost (~190 instructions; a mailbox page of 20 records writes 60 of them, issue 7).
+  // timestamp's cost (~190 instructions; a mailbox page of 20 records writes 60 of them).
   struct CachedDate {
     std::int64_t days = INT64_MIN;
     char text[10];

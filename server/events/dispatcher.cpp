@@ -65,9 +65,9 @@ void Dispatcher::Attempt(const model::Job& job, model::Millis at, std::uint64_t 
   store_.Write([&](model::State& s) {
     if (store_.generation() != generation) return;
     const auto* before = s.webhookEndpoints.Find(plan->endpointId);
-    const bool was_active = before && before->status == "active";
+    const bool was_active = before && before->status == model::WebhookEndpointStatus::kActive;
     model::FinishAttempt(s, *plan, outcome, at);
-    if (const auto* ep = s.webhookEndpoints.Find(plan->endpointId); was_active && ep && ep->status == "disabled")
+    if (const auto* ep = s.webhookEndpoints.Find(plan->endpointId); was_active && ep && ep->status == model::WebhookEndpointStatus::kDisabled)
       runtime::Log("warn", "webhook endpoint disabled", {{"endpoint", ep->id}, {"url", ep->url},
                                                      {"reason", ep->disabledReason.value_or("")}});
   });

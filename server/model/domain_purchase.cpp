@@ -128,7 +128,7 @@ const Domain& CreateBoughtDomain(State& s, const Checkout& c, Millis now) {
   d.accountId = c.accountId;
   d.workspaceId = c.workspaceId;
   d.domain = c.domainName;
-  d.status = "PENDING";
+  d.status = DomainStatus::kPending;
   d.createdAt = d.updatedAt = d.registeredOn = now;
   d.expireOn = now + c.years * 365 * kDay;
   d.nameServers = kRegistrarNameServers;
@@ -162,7 +162,7 @@ Result<BuyResult> BuyDomain(State& s, const Caller& caller, std::string_view raw
   // concurrent purchases can neither overdraw the wallet nor lose a cent.
   if (use_wallet && account->walletCents >= c.amountCents) {
     account->walletCents -= c.amountCents;
-    c.status = "PAID";
+    c.status = CheckoutStatus::kPaid;
     c.paidWith = "WALLET";
     c.paidAt = now;
     c.domainId = CreateBoughtDomain(s, c, now).id;
@@ -176,14 +176,14 @@ Result<BuyResult> BuyDomain(State& s, const Caller& caller, std::string_view raw
 Result<const Checkout*> CompleteCheckout(State& s, const std::string& checkout_id, Millis now) {
   Checkout* c = s.checkouts.Find(checkout_id);
   if (!c) return Error::NotFound("Checkout " + checkout_id + " not found");
-  if (c->status != "PENDING")
+  if (c->status != CheckoutStatus::kPending)
     return Error::Validation("id", "checkout " + checkout_id + " was already paid (" + c->paidWith + ", " +
                                        FormatIso(c->paidAt.value_or(0)) + ")", "path");
   if (IsTaken(s, c->domainName))
     return Error::Validation("domainName", c->domainName + " has been registered since this checkout was opened; "
                                            "it can no longer be bought");
   if (!s.workspaces.Contains(c->workspaceId)) return Error::Internal("checkout's workspace is missing");
-  c->status = "PAID";
+  c->status = CheckoutStatus::kPaid;
   c->paidWith = "CHECKOUT";
   c->paidAt = now;
   c->domainId = CreateBoughtDomain(s, *c, now).id;
@@ -192,9 +192,9 @@ Result<const Checkout*> CompleteCheckout(State& s, const std::string& checkout_i
 
 void RunConnectJob(State& s, const json& args, Millis now) {
   Domain* d = s.domains.Find(args.at("domainId").get<std::string>());
-  if (!d || d->status != "PENDING") return;
+  if (!d || d->status != DomainStatus::kPending) return;
   ChangeDomain(s, *d, now, [](Domain& x) {
-    x.status = "CONNECTED";
+    x.status = DomainStatus::kConnected;
     x.dns.mx = true;
     x.dns.spf = true;
   });
@@ -204,9 +204,9 @@ void RunConnectJob(State& s, const json& args, Millis now) {
 
 void RunActivateJob(State& s, const json& args, Millis now) {
   Domain* d = s.domains.Find(args.at("domainId").get<std::string>());
-  if (!d || d->status != "CONNECTED") return;
+  if (!d || d->status != DomainStatus::kConnected) return;
   ChangeDomain(s, *d, now, [](Domain& x) {
-    x.status = "ACTIVE";
+    x.status = DomainStatus::kActive;
     x.dns.dkim = true;
   });
 }

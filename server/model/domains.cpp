@@ -60,18 +60,15 @@ std::vector<std::string> ChangeDomain(State& s, Domain& d, Millis now, const std
   return emitted;
 }
 
-bool IsDomainStatus(const std::string& status) {
-  return status == "ACTIVE" || status == "CONNECTED" || status == "PENDING";
-}
-
 Result<TransitionResult> TransitionDomain(State& s, const std::string& domain_id, const std::string& status,
                                           Millis now) {
-  if (!IsDomainStatus(status)) return Error::Validation("status", msg::kDomainStatusValues);
+  const auto to = core::ParseEnum<DomainStatus>(status);
+  if (!to) return Error::Validation("status", msg::kDomainStatusValues);
   Domain* d = s.domains.Find(domain_id);
   if (!d) return Error::NotFound("Domain " + domain_id + " not found");
   TransitionResult r;
   r.previousStatus = d->status;
-  r.eventIds = ChangeDomain(s, *d, now, [&](Domain& x) { x.status = status; });
+  r.eventIds = ChangeDomain(s, *d, now, [&](Domain& x) { x.status = *to; });
   return r;
 }
 

@@ -33,13 +33,10 @@ std::int64_t AssignedMailboxes(const State& s, const std::string& domain_id);
 // Answers the ids of the events emitted (none when nothing changed).
 std::vector<std::string> ChangeDomain(State& s, Domain& d, Millis now, const std::function<void(Domain&)>& change);
 
-// The three domain statuses the spec shows (Part 3).
-bool IsDomainStatus(const std::string& status);
-
 // POST /_sim/domains/:id/transition: moves any account's domain to `status` (ACTIVE, CONNECTED,
 // PENDING) and emits the matching events; the same status again changes nothing.
 struct TransitionResult {
-  std::string previousStatus;
+  DomainStatus previousStatus = DomainStatus::kPending;
   std::vector<std::string> eventIds;
 };
 Result<TransitionResult> TransitionDomain(State& s, const std::string& domain_id, const std::string& status,

@@ -65,7 +65,7 @@ Result<std::vector<const Mailbox*>> SelectMailboxes(const State& s, const Caller
     const Mailbox& m = *s.mailboxes.Find(id);
     if (!only.empty() && !only.count(m.id)) continue;
     if (excluded.count(m.id)) continue;
-    if (!in.status.empty() && m.status != in.status) continue;
+    if (!in.status.empty() && core::NameOf(m.status) != in.status) continue;
     if (!tags.empty()) {
       const Domain* d = s.domains.Find(m.domainId);
       if (!d || !HasAny(d->tags, tags)) continue;
@@ -109,7 +109,7 @@ std::string MailboxesCsv(const State& s, const std::vector<std::string>& mailbox
     if (!m) continue;
     const Domain* d = s.domains.Find(m->domainId);
     csv += CsvField(MailboxAddress(s, *m)) + "," + CsvField(m->firstName) + "," + CsvField(m->lastName) + "," +
-           CsvField(m->status) + "," + CsvField(d ? d->domain : std::string()) + "\r\n";
+           CsvField(std::string(core::NameOf(m->status))) + "," + CsvField(d ? d->domain : std::string()) + "\r\n";
   }
   return csv;
 }

@@ -1,7 +1,7 @@
 #pragma once
 // Injected faults (/_sim/faults, DESIGN.md control plane): "answer the next N requests that match
 // method + path with this status / body / delay instead". They let a client developer rehearse a
-// 500 or a slow answer, and let the contract suite prove it can fail (issue 6 self-test).
+// 500 or a slow answer, and let the contract suite prove it can fail (its self-test).
 //
 // Faults are part of State, so POST /_sim/reset clears them and a state dump/load carries them.
 // Steering happens only through /_sim (STYLE.md habit 8): nothing in business data triggers one.

@@ -6,7 +6,7 @@
 // request, under the store's write lock, and the tables grow by a row per request. With
 // std::unordered_map<std::string, size_t> each insert allocated a node and a copy of the 36-byte
 // id, and each lookup chased bucket -> node -> key through three cache misses: the three inserts of
-// a MONTHLY purchase were ~10% of its CPU samples at 100k+ rows (issue 7). Here a slot is 8 bytes
+// a MONTHLY purchase were ~10% of its CPU samples at 100k+ rows. Here a slot is 8 bytes
 // (32 bits of the id's hash and the row), a fresh id is refused or placed after touching one cache
 // line, and the id itself is read from the row (the caller's `key_of`) only when a hash matches.
 // 8 bytes, not 16 (a 64-bit hash and a size_t row): a purchase adds an entry to three indexes, and

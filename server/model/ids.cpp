@@ -4,7 +4,7 @@ namespace emsim::model {
 namespace {
 
 // 8-4-4-4-12 lower-case hex. Written by hand: snprintf cost ~3k instructions per id, and a
-// purchase draws several ids under the store's write lock (issue 7).
+// purchase draws several ids under the store's write lock.
 std::string FormatUuid(std::uint64_t hi, std::uint64_t lo) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out(36, '-');

@@ -8,7 +8,7 @@ namespace emsim::model {
 
 std::string MailboxAddress(const State& s, const Mailbox& m) {
   const Domain* d = s.domains.Find(m.domainId);
-  // In one allocation: a placement purchase calls this per mailbox under the write lock (issue 7).
+  // In one allocation: a placement purchase calls this per mailbox under the write lock.
   return Concat({m.username, "@", d ? std::string_view(d->domain) : std::string_view()});
 }
 
@@ -35,7 +35,7 @@ MailboxListView ListMailboxes(const State& s, const Caller& caller, const std::s
   for (const auto& w : s.workspaces)
     if (w.accountId == caller.accountId) account_assigned += static_cast<std::int64_t>(IdsOf(s.mailboxesByWorkspace, w.id).size());
   for (const auto& sub : s.subscriptions)
-    if (sub.accountId == caller.accountId && sub.subscriptionStatus == "ACTIVE")
+    if (sub.accountId == caller.accountId && sub.subscriptionStatus == SubscriptionStatus::kActive)
       view.purchasedMailboxes += sub.totalMailboxQuantity;
   view.availableMailboxes = std::max<std::int64_t>(0, view.purchasedMailboxes - account_assigned);
 

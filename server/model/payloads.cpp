@@ -59,21 +59,6 @@ std::string UserIdOf(const State& s, const std::string& account_id) {
 }
 }  // namespace
 
-json MailboxRecord(const State& s, const Mailbox& m) {
-  const Domain* d = s.domains.Find(m.domainId);
-  return {{"id", m.id},
-          {"username", m.username},
-          {"firstName", m.firstName},
-          {"lastName", m.lastName},
-          {"status", m.status},
-          {"profilePicture", m.profilePicture},
-          {"domain", d ? d->domain : std::string()},
-          {"domainId", m.domainId},
-          {"assignedOn", FormatIso(m.assignedOn)},
-          {"expireOn", FormatIso(m.expireOn)},
-          {"createdAt", FormatIso(m.createdAt)}};
-}
-
 json SubscriptionRecord(const Subscription& sub) {
   // planKey and placementCredits are emsim's internal bookkeeping, not Part 2 fields.
   return {{"id", sub.id},

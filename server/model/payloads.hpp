@@ -3,6 +3,7 @@
 // decision: every event type's data is `<resource>Details` (allow-listed fields) plus, where
 // something changed, `previousState` (only the changed fields, with their old values).
 #include "core/json.hpp"
+#include "model/records.hpp"
 #include "model/state.hpp"
 
 namespace emsim::model {
@@ -22,8 +23,7 @@ json PreviousState(const json& before, const json& after);
 // Subscription record plus userId; internal fields (planKey, placementCredits) are left out.
 json SubscriptionDetails(const State& s, const Subscription& sub);
 
-// Part 2 records, as the API answers them and as event payloads embed them.
-json MailboxRecord(const State& s, const Mailbox& m);
+// Part 2 Subscription record, as the API answers it and as event payloads embed it.
 json SubscriptionRecord(const Subscription& sub);
 // mailbox.updated `mailboxDetails`: the Part 2 Mailbox record plus workspaceId.
 json MailboxDetails(const State& s, const Mailbox& m);

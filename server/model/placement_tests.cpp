@@ -50,7 +50,7 @@ void AppendJsonString(std::string& out, const std::string& s) {
 
 // The job's arguments {cartOrderId, status}, written as the text json::dump() makes of them (keys
 // in its order) without building the object: this runs under the write lock on every purchase
-// (issue 7, model/state.hpp JobArgs).
+// (model/state.hpp JobArgs).
 void ScheduleStep(State& s, const std::string& cart_id, const std::string& status, Millis due) {
   std::string args;
   args.reserve(cart_id.size() + status.size() + 32);
@@ -64,13 +64,13 @@ void ScheduleStep(State& s, const std::string& cart_id, const std::string& statu
 
 // Credits usable now: ACTIVE subscriptions of the account with credits left.
 bool HasCredits(const Subscription& sub, const std::string& account_id) {
-  return sub.accountId == account_id && sub.subscriptionStatus == "ACTIVE" && sub.placementCredits > 0;
+  return sub.accountId == account_id && sub.subscriptionStatus == SubscriptionStatus::kActive && sub.placementCredits > 0;
 }
 
 // The subscription whose credits go first: the period ending first, ties in creation order.
 // Found by a scan, not a sorted copy: an account has a handful of subscriptions, and the sorted
 // vector (two allocations, one of them stable_sort's buffer) was most of the ~0.9 us this step took
-// under the write lock (issue 7).
+// under the write lock.
 Subscription* NextCreditSource(State& s, const std::string& account_id) {
   Subscription* best = nullptr;
   for (auto& sub : s.subscriptions)
@@ -128,7 +128,7 @@ Result<PlacementReceipt> PurchasePlacementTests(State& s, const Caller& caller, 
   cart.createdAt = now;
   PlacementReceipt r;
   r.walletBefore = r.walletAfter = account->walletCents;
-  // The invoice's description, in one allocation (issue 7: this runs under the write lock).
+  // The invoice's description, in one allocation (this runs under the write lock).
   const std::string count_text = std::to_string(count);
   auto describe = [&](std::string_view how) {
     return Concat({count_text, " placement test(s) \"", request.testName, "\"", how});

@@ -32,7 +32,7 @@ struct PlacementRequest {
 
 // What the purchase's answer shows (Part 4.7), copied out of the records: the answer is written
 // after the store's lock is released. These fields only: copying the whole cart, invoice and
-// orders was a visible share of the purchase under the write lock (issue 7).
+// orders was a visible share of the purchase under the write lock.
 struct PlacementReceipt {
   struct Order {
     std::string id, mailboxEmail, status;

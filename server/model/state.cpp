@@ -100,7 +100,7 @@ void State::RebuildIndexes() {
   for (const auto& m : mailboxes) {
     mailboxesByDomain[m.domainId].push_back(m.id);
     mailboxesByWorkspace[m.workspaceId].push_back(m.id);
-    if (m.status == "ACTIVE") ++activeMailboxesByWorkspace[m.workspaceId];
+    if (m.status == MailboxStatus::kActive) ++activeMailboxesByWorkspace[m.workspaceId];
   }
   eventIndex.clear();
   for (size_t i = 0; i < events.size(); ++i) eventIndex[events[i].id] = i;
@@ -123,14 +123,14 @@ Mailbox& State::AddMailbox(Mailbox m) {
   Mailbox& added = mailboxes.Insert(std::move(m));
   mailboxesByDomain[added.domainId].push_back(added.id);
   mailboxesByWorkspace[added.workspaceId].push_back(added.id);
-  if (added.status == "ACTIVE") ++activeMailboxesByWorkspace[added.workspaceId];
+  if (added.status == MailboxStatus::kActive) ++activeMailboxesByWorkspace[added.workspaceId];
   return added;
 }
 
-void State::SetMailboxStatus(Mailbox& m, std::string status) {
-  if (m.status == "ACTIVE") --activeMailboxesByWorkspace[m.workspaceId];
-  m.status = std::move(status);
-  if (m.status == "ACTIVE") ++activeMailboxesByWorkspace[m.workspaceId];
+void State::SetMailboxStatus(Mailbox& m, MailboxStatus status) {
+  if (m.status == MailboxStatus::kActive) --activeMailboxesByWorkspace[m.workspaceId];
+  m.status = status;
+  if (m.status == MailboxStatus::kActive) ++activeMailboxesByWorkspace[m.workspaceId];
 }
 
 WebhookEndpoint& State::AddWebhookEndpoint(WebhookEndpoint e) {
@@ -201,7 +201,7 @@ std::uint64_t State::ScheduleArgs(Millis due, std::string kind, JobArgs args) {
   // Hinted at the end: a job is usually due after every job already waiting (seq only grows), and
   // then the insert does not walk down the tree. Under a manual clock nothing runs until the clock
   // moves, so a purchase load keeps hundreds of thousands of jobs, and the walk's cache misses
-  // were a visible share of the MONTHLY purchase (issue 7). A wrong hint costs a normal insert.
+  // were a visible share of the MONTHLY purchase. A wrong hint costs a normal insert.
   jobs.emplace_hint(jobs.end(), std::make_pair(due, seq), Job{seq, due, std::move(kind), std::move(args), false});
   if (due < earliestNewJobDue) earliestNewJobDue = due;
   return seq;

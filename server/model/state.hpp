@@ -8,12 +8,14 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "model/ids.hpp"
+#include "core/enum_names.hpp"
 #include "core/json.hpp"
 #include "model/money.hpp"
 #include "model/table.hpp"
@@ -48,13 +50,55 @@ struct Workspace {
   Millis createdAt = 0;
 };
 
+// Statuses are enums, each with one table of its wire names (core/enum_names.hpp), in the order
+// error messages list them.
+// Part 2 domain status: a bought domain moves PENDING -> CONNECTED -> ACTIVE.
+enum class DomainStatus { kActive, kConnected, kPending };
+inline constexpr core::EnumName<DomainStatus> kDomainStatusNames[] = {
+    {DomainStatus::kActive, "ACTIVE"}, {DomainStatus::kConnected, "CONNECTED"}, {DomainStatus::kPending, "PENDING"}};
+constexpr std::span<const core::EnumName<DomainStatus>> EnumNames(DomainStatus) { return kDomainStatusNames; }
+EMSIM_ENUM_JSON(DomainStatus)
+
+// Part 2 mailbox status; only ACTIVE mailboxes count as active in the list totals.
+enum class MailboxStatus { kActive, kInProgress, kInactive };
+inline constexpr core::EnumName<MailboxStatus> kMailboxStatusNames[] = {{MailboxStatus::kActive, "ACTIVE"},
+                                                                        {MailboxStatus::kInProgress, "IN_PROGRESS"},
+                                                                        {MailboxStatus::kInactive, "INACTIVE"}};
+constexpr std::span<const core::EnumName<MailboxStatus>> EnumNames(MailboxStatus) { return kMailboxStatusNames; }
+EMSIM_ENUM_JSON(MailboxStatus)
+
+// Part 2 subscription status; a cancelled subscription cannot be upgraded.
+enum class SubscriptionStatus { kActive, kCancelled };
+inline constexpr core::EnumName<SubscriptionStatus> kSubscriptionStatusNames[] = {
+    {SubscriptionStatus::kActive, "ACTIVE"}, {SubscriptionStatus::kCancelled, "CANCELLED"}};
+constexpr std::span<const core::EnumName<SubscriptionStatus>> EnumNames(SubscriptionStatus) {
+  return kSubscriptionStatusNames;
+}
+EMSIM_ENUM_JSON(SubscriptionStatus)
+
+// A domain purchase's checkout (GET /_sim/checkout/:id): PENDING until paid.
+enum class CheckoutStatus { kPending, kPaid };
+inline constexpr core::EnumName<CheckoutStatus> kCheckoutStatusNames[] = {{CheckoutStatus::kPending, "PENDING"},
+                                                                          {CheckoutStatus::kPaid, "PAID"}};
+constexpr std::span<const core::EnumName<CheckoutStatus>> EnumNames(CheckoutStatus) { return kCheckoutStatusNames; }
+EMSIM_ENUM_JSON(CheckoutStatus)
+
+// Part 3 webhook endpoint status: disabled after 20 failures in a row, or by PATCH.
+enum class WebhookEndpointStatus { kActive, kDisabled };
+inline constexpr core::EnumName<WebhookEndpointStatus> kWebhookEndpointStatusNames[] = {
+    {WebhookEndpointStatus::kActive, "active"}, {WebhookEndpointStatus::kDisabled, "disabled"}};
+constexpr std::span<const core::EnumName<WebhookEndpointStatus>> EnumNames(WebhookEndpointStatus) {
+  return kWebhookEndpointStatusNames;
+}
+EMSIM_ENUM_JSON(WebhookEndpointStatus)
+
 struct DnsState {
   bool spf = false, dmarc = false, dkim = false, mx = false;
 };
 
 struct Domain {
   std::string id, accountId, workspaceId, domain;
-  std::string status = "PENDING";
+  DomainStatus status = DomainStatus::kPending;
   Millis createdAt = 0, updatedAt = 0;
   std::optional<std::string> forwardTo;
   bool forwardToAddedOnReseller = false;
@@ -79,14 +123,14 @@ struct Domain {
 struct Mailbox {
   std::string id, accountId, workspaceId, domainId;
   std::string username, firstName, lastName;
-  std::string status = "ACTIVE";
+  MailboxStatus status = MailboxStatus::kActive;
   std::optional<std::string> profilePicture;
   Millis assignedOn = 0, expireOn = 0, createdAt = 0;
 };
 
 struct Subscription {
   std::string id, accountId, subscriptionId;
-  std::string subscriptionStatus = "ACTIVE";
+  SubscriptionStatus subscriptionStatus = SubscriptionStatus::kActive;
   std::string plan;
   std::string planKey;
   std::int64_t price = 0;  // whole dollars, as Part 2 shows an integer
@@ -160,7 +204,7 @@ struct Checkout {
   std::string domainName;
   std::int64_t years = 1;
   Cents amountCents = 0;             // domainPrice x years at the time of the request
-  std::string status = "PENDING";    // PENDING | PAID
+  CheckoutStatus status = CheckoutStatus::kPending;
   std::string paidWith;              // "" (unpaid) | WALLET | CHECKOUT
   std::optional<std::string> domainId;  // the domain created once paid
   Millis createdAt = 0;
@@ -245,8 +289,8 @@ struct Event {
 struct WebhookEndpoint {
   std::string id, accountId, url;
   std::vector<std::string> enabledEvents;
-  std::string status = "active";  // active | disabled (Part 3)
-  std::string secret;             // whsec_...
+  WebhookEndpointStatus status = WebhookEndpointStatus::kActive;
+  std::string secret;  // whsec_...
   std::int64_t consecutiveFailures = 0;  // Part 3: 20 in a row -> disabled
   Millis createdAt = 0, updatedAt = 0;
   std::optional<Millis> disabledAt;
@@ -322,7 +366,7 @@ struct Sink {
 // Why text: a placement purchase schedules a job per cart, and under a manual clock jobs stay
 // until the clock moves. As a json object its two arguments were six allocations and ~320 bytes
 // of state per purchase, and building them ~1.2k instructions under the write lock; as text they
-// are one allocation of ~80 bytes (issue 7). Jobs are read when they run, not when scheduled.
+// are one allocation of ~80 bytes. Jobs are read when they run, not when scheduled.
 class JobArgs {
  public:
   JobArgs() : text_("{}") {}
@@ -428,7 +472,7 @@ struct State {
 
   // ---- derived indexes (never dumped) ----------------------------------------------------------
   // Rebuilt by RebuildIndexes (fixture load, state load) and kept current by the mutators below,
-  // so a list answers in time proportional to its page, not to the whole state (issue 7: list
+  // so a list answers in time proportional to its page, not to the whole state (list
   // latency at 100k mailboxes within 2x of 1k). Change these records ONLY through AddAccount,
   // AddDomain, AddMailbox, SetMailboxStatus, AddWebhookEndpoint and SetWebhookEndpointUrl;
   // IndexProblems() (checked by every HTTP test when its TestServer ends) catches a change that
@@ -440,14 +484,14 @@ struct State {
   std::unordered_map<std::string, std::int64_t> activeMailboxesByWorkspace;             // status ACTIVE
   std::unordered_map<std::string, size_t> eventIndex;                                   // event id -> position in events
   // Endpoint URL path (no query) -> endpoint ids: a sink finds the endpoints that deliver to it
-  // without parsing every endpoint's URL per request (issue 7: 8,000 receives x 1,000 endpoints).
+  // without parsing every endpoint's URL per request (8,000 receives x 1,000 endpoints).
   std::unordered_map<std::string, std::vector<std::string>> webhookEndpointsByPath;
 
   void RebuildIndexes();
   Account& AddAccount(Account a);
   Domain& AddDomain(Domain d);
   Mailbox& AddMailbox(Mailbox m);
-  void SetMailboxStatus(Mailbox& m, std::string status);
+  void SetMailboxStatus(Mailbox& m, MailboxStatus status);
   WebhookEndpoint& AddWebhookEndpoint(WebhookEndpoint e);
   void SetWebhookEndpointUrl(WebhookEndpoint& e, std::string url);
   void IndexWebhookEndpoint(const WebhookEndpoint& e);  // adds e to webhookEndpointsByPath

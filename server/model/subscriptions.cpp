@@ -29,14 +29,14 @@ Status CancelSubscription(State& s, const std::string& account_id, const std::st
   auto found = FindSubscription(s, account_id, subscription_id);
   if (!found) return found.error();
   Subscription& sub = **found;
-  if (sub.subscriptionStatus == "CANCELLED")
+  if (sub.subscriptionStatus == SubscriptionStatus::kCancelled)
     return Error::Validation("subscriptionId", "Subscription " + subscription_id + " is already cancelled");
   if (!sub.planUpgradeCancelPossible)
     return Error::Validation("subscriptionId", "Subscription " + subscription_id +
                                                    " cannot be cancelled (planUpgradeCancelPossible is false)");
   json previous = {{"subscriptionStatus", sub.subscriptionStatus},
                    {"planUpgradeCancelPossible", sub.planUpgradeCancelPossible}};
-  sub.subscriptionStatus = "CANCELLED";
+  sub.subscriptionStatus = SubscriptionStatus::kCancelled;
   sub.planUpgradeCancelPossible = false;
   s.Emit("subscription.status_changed", account_id,
          {{"subscriptionDetails", SubscriptionDetails(s, sub)}, {"previousState", std::move(previous)}}, now);
@@ -62,9 +62,9 @@ Status UpgradeSubscription(State& s, const std::string& account_id, const Upgrad
     for (const auto& p : s.plans) known += (known.empty() ? "" : ", ") + p.key;
     return Error::Validation(plan_field, plan_field + " " + key + " is not a known plan (known: " + known + ")");
   }
-  if (sub.subscriptionStatus != "ACTIVE")
+  if (sub.subscriptionStatus != SubscriptionStatus::kActive)
     return Error::Validation("subscriptionId", "Subscription " + request.subscriptionId + " is " +
-                                                   sub.subscriptionStatus + " and cannot be upgraded");
+                                                   std::string(core::NameOf(sub.subscriptionStatus)) + " and cannot be upgraded");
   if (!sub.planUpgradeCancelPossible)
     return Error::Validation("subscriptionId", "Subscription " + request.subscriptionId +
                                                    " cannot be upgraded (planUpgradeCancelPossible is false)");

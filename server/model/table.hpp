@@ -4,7 +4,7 @@
 //
 // Rows live in a std::deque, not a vector: appending never moves existing rows. With a vector, the
 // insert that crossed a power of two moved every row under the store's write lock (tens of ms at
-// 100k placement orders), which every concurrent request then waited for (issue 7, p99). The id
+// 100k placement orders), which every concurrent request then waited for (p99). The id
 // index grows in small steps for the same reason (model/id_index.hpp).
 #include <deque>
 #include <stdexcept>

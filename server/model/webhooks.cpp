@@ -201,18 +201,19 @@ Result<const WebhookEndpoint*> UpdateEndpoint(State& s, const Caller& caller, co
     if (!checked) return checked.error();
     events = std::move(*checked);
   }
-  if (patch.status && *patch.status != "active" && *patch.status != "disabled")
+  std::optional<WebhookEndpointStatus> to;
+  if (patch.status && !(to = core::ParseEnum<WebhookEndpointStatus>(*patch.status)))
     return Error::Validation("status", "status must be active or disabled");
   if (patch.url) s.SetWebhookEndpointUrl(*e, *patch.url);
   if (events) e->enabledEvents = std::move(*events);
-  if (patch.status) {
-    if (*patch.status == "active") {
+  if (to) {
+    if (*to == WebhookEndpointStatus::kActive) {
       // Part 3: PATCH status active (re-)enables and resets the consecutive-failure counter.
-      e->status = "active";
+      e->status = WebhookEndpointStatus::kActive;
       e->consecutiveFailures = 0;
       e->disabledAt.reset();
       e->disabledReason.reset();
-    } else if (e->status != "disabled") {
+    } else if (e->status != WebhookEndpointStatus::kDisabled) {
       DisableEndpoint(s, *e, "disabled by PATCH /v2/webhooks/endpoints/" + e->id, false, now);
     }
   }
@@ -225,7 +226,7 @@ Result<const WebhookEndpoint*> UpdateEndpoint(State& s, const Caller& caller, co
 std::vector<const WebhookEndpoint*> SubscribedEndpoints(const State& s, const Event& ev) {
   std::vector<const WebhookEndpoint*> out;
   for (const auto& e : s.webhookEndpoints) {
-    if (e.accountId != ev.accountId || e.status != "active") continue;
+    if (e.accountId != ev.accountId || e.status != WebhookEndpointStatus::kActive) continue;
     if (std::find(e.enabledEvents.begin(), e.enabledEvents.end(), ev.type) != e.enabledEvents.end()) out.push_back(&e);
   }
   return out;
@@ -276,7 +277,7 @@ std::optional<AttemptPlan> BeginAttempt(State& s, const Job& job, Millis now) {
   };
   if (!ep) return drop("unknown endpoint " + endpoint_id);
   // Part 3 / Part 6: a disabled endpoint gets nothing more.
-  if (ep->status != "active") return drop("endpoint disabled");
+  if (ep->status != WebhookEndpointStatus::kActive) return drop("endpoint disabled");
   if (!ev) return drop("unknown event " + event_id);
   AttemptPlan p;
   p.job = key;
@@ -322,7 +323,7 @@ const DeliveryAttempt& FinishAttempt(State& s, const AttemptPlan& plan, const At
   if (ep) {
     if (success) {
       ep->consecutiveFailures = 0;  // Part 3: any success resets the counter
-    } else if (ep->status == "active") {
+    } else if (ep->status == WebhookEndpointStatus::kActive) {
       // An endpoint disabled while this attempt was on the wire counts no more failures and gets
       // no next attempt (its pending deliveries were dropped when it was disabled).
       ++ep->consecutiveFailures;
@@ -347,14 +348,14 @@ const DeliveryAttempt& FinishAttempt(State& s, const AttemptPlan& plan, const At
 }
 
 void DisableEndpoint(State& s, WebhookEndpoint& e, const std::string& reason, bool notify_owner, Millis now) {
-  e.status = "disabled";
+  e.status = WebhookEndpointStatus::kDisabled;
   e.disabledAt = now;
   e.disabledReason = reason;
   e.updatedAt = now;
   // Its pending deliveries will never be made: drop them, each recorded as dropped.
   // The id as it appears in an argument text is searched for first: parsing the arguments of
   // every pending delivery for every endpoint disabled would make a run of disables quadratic in
-  // parses (1,000 failing endpoints, issue 7).
+  // parses (1,000 failing endpoints).
   const std::string quoted_id = json(e.id).dump();
   for (auto it = s.jobs.begin(); it != s.jobs.end();) {
     const Job& job = it->second;

@@ -300,7 +300,7 @@ TEST(DomainsBuy, ConcurrentWalletPurchasesNeverOverdrawAndLoseNoCent) {
     model::Cents paid = 0;
     int paid_count = 0, pending_count = 0;
     for (const auto& c : s.checkouts) {
-      if (c.status == "PAID") {
+      if (c.status == model::CheckoutStatus::kPaid) {
         paid += c.amountCents;
         ++paid_count;
         EXPECT_TRUE(c.domainId && s.domains.Contains(*c.domainId));

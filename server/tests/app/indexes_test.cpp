@@ -1,4 +1,4 @@
-// The State's derived indexes (issue 7: lists answer from indexes, not scans) and the fixture
+// The State's derived indexes (lists answer from indexes, not scans) and the fixture
 // generator behind the benchmark. Model tests, no sockets, except the journal test at the end.
 #include <ctime>
 #include <sstream>
@@ -37,7 +37,7 @@ model::Mailbox NewMailbox(const model::State& s, const std::string& id, const st
   m.workspaceId = d->workspaceId;
   m.domainId = d->id;
   m.username = id;
-  m.status = status;
+  m.status = *core::ParseEnum<model::MailboxStatus>(status);
   return m;
 }
 
@@ -67,10 +67,10 @@ TEST(StateIndexes, StayConsistentThroughTheMutators) {
   EXPECT_EQ(s.domainsByWorkspace[ws].back(), "dom_new");
   EXPECT_EQ(s.activeMailboxesByWorkspace[ws], active_before + 1);
 
-  s.SetMailboxStatus(inactive, "ACTIVE");
+  s.SetMailboxStatus(inactive, model::MailboxStatus::kActive);
   EXPECT_EQ(s.activeMailboxesByWorkspace[ws], active_before + 2);
-  s.SetMailboxStatus(*s.mailboxes.Find("mbx_new_active"), "IN_PROGRESS");
-  s.SetMailboxStatus(*s.mailboxes.Find("mbx_new_active"), "IN_PROGRESS");  // no change, no drift
+  s.SetMailboxStatus(*s.mailboxes.Find("mbx_new_active"), model::MailboxStatus::kInProgress);
+  s.SetMailboxStatus(*s.mailboxes.Find("mbx_new_active"), model::MailboxStatus::kInProgress);  // no change, no drift
   EXPECT_EQ(s.activeMailboxesByWorkspace[ws], active_before + 1);
   EXPECT_EQ(model::IndexProblems(s), "");
 
@@ -84,7 +84,7 @@ TEST(StateIndexes, StayConsistentThroughTheMutators) {
 
 TEST(StateIndexes, ProblemsAreReportedWhenAChangeBypassesTheMutators) {
   model::State s = DefaultState();
-  s.mailboxes.Find(s.mailboxesByWorkspace["ws_lumen"].front())->status = "INACTIVE";  // not SetMailboxStatus
+  s.mailboxes.Find(s.mailboxesByWorkspace["ws_lumen"].front())->status = model::MailboxStatus::kInactive;  // not SetMailboxStatus
   EXPECT_NE(model::IndexProblems(s).find("activeMailboxesByWorkspace"), std::string::npos);
   s.RebuildIndexes();
   EXPECT_EQ(model::IndexProblems(s), "");
@@ -156,7 +156,7 @@ TEST(StateIndexes, ListsMatchAFullScan) {
   for (const auto& m : s.mailboxes)
     if (m.workspaceId == caller.workspaceId) {
       all_mailboxes.push_back(m.id);
-      active += m.status == "ACTIVE";
+      active += m.status == model::MailboxStatus::kActive;
     }
   for (const auto& d : s.domains)
     if (d.workspaceId == caller.workspaceId) all_domains.push_back(d.id);
@@ -245,7 +245,7 @@ TEST(FormatIso, DigitsByHandMatchTheSpecForm) {
   EXPECT_EQ(*model::ParseIso(model::FormatIso(1709164800000)), 1709164800000);  // 2024-02-29 round-trips
 }
 
-// FormatIsoTo keeps the text of recent dates in a small per-thread cache (issue 7). Whatever the
+// FormatIsoTo keeps the text of recent dates in a small per-thread cache. Whatever the
 // order of the calls (days that share a cache slot, alternating; negative times; years past
 // 9999, which the fast path does not write), the text is gmtime's.
 TEST(FormatIso, TheDateCacheNeverChangesTheText) {
@@ -311,7 +311,7 @@ runtime::JournalEntry Entry(const std::string& id) {
   return e;
 }
 
-// The journal is striped (one lock per stripe, issue 7). Whatever the stripes, it keeps exactly
+// The journal is striped (one lock per stripe). Whatever the stripes, it keeps exactly
 // the newest `capacity` entries, oldest first, in the order they were added, also when the
 // capacity is not a multiple of the stripe count and the rings have wrapped.
 TEST(Journal, KeepsTheNewestEntriesInOrderAcrossStripes) {

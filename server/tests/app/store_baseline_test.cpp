@@ -1,4 +1,4 @@
-// What runtime::Store resets to (it decides start-up memory): a copy of the loaded fixtures, or, for a
+// What runtime::Store resets to (start-up memory): a copy of the loaded fixtures, or, for a
 // fixture with a `generate:` mapping, the same state rebuilt from the file's own records and the
 // recipe. Either way a reset must give back exactly the loaded state, indexes included.
 #include <sstream>
@@ -62,7 +62,7 @@ void ChangeEverything(runtime::Store& store) {
     m.domainId = "dom_gen_0000001";
     m.username = "added";
     s.AddMailbox(m);
-    s.SetMailboxStatus(*s.mailboxes.Find("mbx_gen_0000003"), "INACTIVE");
+    s.SetMailboxStatus(*s.mailboxes.Find("mbx_gen_0000003"), model::MailboxStatus::kInactive);
     s.accounts.Find("acc_gen_00002")->walletCents -= 100;
     s.emails.Erase("eml_gen_0000004");
     s.ids.Uuid4();
@@ -108,7 +108,7 @@ TEST(StoreBaseline, ResetAfterChangesRestoresTheGeneratedStateExactly) {
   EXPECT_EQ(store.Read([](const model::State& s) { return s.activeMailboxesByWorkspace.at("ws_gen_00001"); }),
             store.Read([](const model::State& s) {
               std::int64_t n = 0;
-              for (const auto& m : s.mailboxes) n += m.workspaceId == "ws_gen_00001" && m.status == "ACTIVE";
+              for (const auto& m : s.mailboxes) n += m.workspaceId == "ws_gen_00001" && m.status == model::MailboxStatus::kActive;
               return n;
             }));
 
@@ -153,7 +153,7 @@ TEST(StoreBaseline, ResetOfACopiedFixtureRestoresItExactly) {
   runtime::Store store(std::move(f.state));
   store.Write([](model::State& s) {
     s.accounts.Find("acc_alice")->walletCents = 1;
-    s.SetMailboxStatus(*s.mailboxes.begin(), "INACTIVE");
+    s.SetMailboxStatus(*s.mailboxes.begin(), model::MailboxStatus::kInactive);
     s.ids.Uuid4();
     s.Emit("domain.updated", "acc_alice", {{"k", "v"}}, 1000);
   });

@@ -1,5 +1,5 @@
 // DumpJson / AppendJson / JsonOut::Value (api/json_out.hpp) must give exactly the bytes of
-// nlohmann's dump(), and the same exception where dump() throws (issue 7: the response writer
+// nlohmann's dump(), and the same exception where dump() throws (the response writer
 // will use them instead of dump()). A seeded random property test plus the edge cases by name.
 #include <gtest/gtest.h>
 
@@ -188,7 +188,7 @@ TEST(DumpJson, EveryEscapeAsNlohmannWritesIt) {
   }
 }
 
-// The escaper stores 8-16 byte strings as two overlapping words when neither needs work (issue 7).
+// The escaper stores 8-16 byte strings as two overlapping words when neither needs work.
 // Every length around that path, with a byte that needs work (or none) at every position:
 // quote, backslash, control character, DEL, a 2-byte UTF-8 sequence, an invalid byte.
 TEST(DumpJson, EveryLengthAndPositionAroundTheTwoWordPath) {

@@ -125,12 +125,12 @@ TEST(WebhooksModel, TheTwentiethConsecutiveFailureDisablesAndDropsPendingDeliver
   for (int i = 0; i < 19; ++i) s.Emit("domain.updated", "acc_a", json::object(), kT0);
   RunDeliveries(s, kT0, std::nullopt, "timeout");
   EXPECT_EQ(s.webhookEndpoints.Find(id)->consecutiveFailures, 19);
-  EXPECT_EQ(s.webhookEndpoints.Find(id)->status, "active");
+  EXPECT_EQ(s.webhookEndpoints.Find(id)->status, WebhookEndpointStatus::kActive);
   // A 3xx counts as a failure too (redirects are not followed).
   s.Emit("domain.updated", "acc_a", json::object(), kT0);
   RunDeliveries(s, kT0, 301);
   const WebhookEndpoint* e = s.webhookEndpoints.Find(id);
-  EXPECT_EQ(e->status, "disabled");
+  EXPECT_EQ(e->status, WebhookEndpointStatus::kDisabled);
   EXPECT_EQ(e->disabledAt, kT0);
   ASSERT_EQ(s.notifications.size(), 1u);
   EXPECT_EQ(s.notifications[0].to, "acc_a@example.com");

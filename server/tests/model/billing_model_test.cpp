@@ -89,7 +89,7 @@ TEST(PlacementModel, MonthlyCreditsComeFromThePeriodEndingFirstTiesInCreationOrd
     Subscription sub;
     sub.id = id;
     sub.accountId = account;
-    sub.subscriptionStatus = status;
+    sub.subscriptionStatus = *core::ParseEnum<SubscriptionStatus>(status);
     sub.periodEnd = period_end;
     sub.placementCredits = credits;
     s.subscriptions.Insert(sub);

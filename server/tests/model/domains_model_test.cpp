@@ -25,7 +25,7 @@ State SmallWorld() {
     d.workspaceId = std::move(ws);
     d.accountId = std::move(acc);
     d.domain = std::move(name);
-    d.status = std::move(status);
+    d.status = *core::ParseEnum<DomainStatus>(status);
     d.createdAt = d.updatedAt = kNow - kDay;
     s.AddDomain(d);
   };
@@ -161,12 +161,12 @@ TEST(DomainPurchase, WalletPaysAtOnceAndTheDomainStartsPending) {
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->paidFromWallet);
   EXPECT_EQ(s.accounts.Find("acc_ann")->walletCents, 5000 - 3900);
-  EXPECT_EQ(r->checkout->status, "PAID");
+  EXPECT_EQ(r->checkout->status, CheckoutStatus::kPaid);
   EXPECT_EQ(r->checkout->paidWith, "WALLET");
   const Domain* d = s.domains.Find(*r->checkout->domainId);
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->domain, "gamma.io");
-  EXPECT_EQ(d->status, "PENDING");
+  EXPECT_EQ(d->status, DomainStatus::kPending);
   EXPECT_EQ(d->workspaceId, "ws_ann");
   EXPECT_EQ(d->expireOn, kNow + 365 * kDay);
   ASSERT_EQ(s.jobs.size(), 1u);
@@ -181,11 +181,11 @@ TEST(DomainPurchase, TooLittleOrNoWalletDeductsNothingAndOpensACheckout) {
   auto too_little = BuyDomain(s, kAnn, "gamma.io", 2, true, kNow);  // 78.00 > 50.00
   ASSERT_TRUE(too_little.ok());
   EXPECT_FALSE(too_little->paidFromWallet);
-  EXPECT_EQ(too_little->checkout->status, "PENDING");
+  EXPECT_EQ(too_little->checkout->status, CheckoutStatus::kPending);
   EXPECT_EQ(too_little->checkout->amountCents, 7800);
   auto no_wallet = BuyDomain(s, kAnn, "gamma.com", 1, false, kNow);
   ASSERT_TRUE(no_wallet.ok());
-  EXPECT_EQ(no_wallet->checkout->status, "PENDING");
+  EXPECT_EQ(no_wallet->checkout->status, CheckoutStatus::kPending);
   EXPECT_EQ(s.accounts.Find("acc_ann")->walletCents, 5000);
   EXPECT_EQ(s.domains.size(), 3u);
   EXPECT_TRUE(s.jobs.empty());
@@ -219,9 +219,9 @@ TEST(DomainPurchase, CompletingACheckoutCreatesTheDomainOnceOnly) {
   const std::string id = r->checkout->id;
   auto done = CompleteCheckout(s, id, kNow + kMinute);
   ASSERT_TRUE(done.ok());
-  EXPECT_EQ((*done)->status, "PAID");
+  EXPECT_EQ((*done)->status, CheckoutStatus::kPaid);
   EXPECT_EQ((*done)->paidWith, "CHECKOUT");
-  EXPECT_EQ(s.domains.Find(*(*done)->domainId)->status, "PENDING");
+  EXPECT_EQ(s.domains.Find(*(*done)->domainId)->status, DomainStatus::kPending);
   EXPECT_EQ(s.accounts.Find("acc_ann")->walletCents, 5000);  // paid outside the wallet
   auto again = CompleteCheckout(s, id, kNow + 2 * kMinute);
   ASSERT_FALSE(again.ok());
@@ -240,7 +240,7 @@ TEST(DomainPurchase, CheckoutForANameTakenMeanwhileFails) {
   auto late = CompleteCheckout(s, first_id, kNow);
   ASSERT_FALSE(late.ok());
   EXPECT_EQ(late.error().errors[0].param, "domainName");
-  EXPECT_EQ(s.checkouts.Find(first_id)->status, "PENDING");
+  EXPECT_EQ(s.checkouts.Find(first_id)->status, CheckoutStatus::kPending);
 }
 
 TEST(DomainLifecycle, ConnectThenActivateWithDnsAndEvents) {
@@ -250,7 +250,7 @@ TEST(DomainLifecycle, ConnectThenActivateWithDnsAndEvents) {
   json args = {{"domainId", id}};
   RunConnectJob(s, args, kNow + 300 * kSecond);
   const Domain* d = s.domains.Find(id);
-  EXPECT_EQ(d->status, "CONNECTED");
+  EXPECT_EQ(d->status, DomainStatus::kConnected);
   EXPECT_TRUE(d->dns.mx && d->dns.spf);
   EXPECT_FALSE(d->dns.dkim);
   EXPECT_EQ(d->updatedAt, kNow + 300 * kSecond);
@@ -269,7 +269,7 @@ TEST(DomainLifecycle, ConnectThenActivateWithDnsAndEvents) {
   EXPECT_EQ(activations[0].dueMs, kNow + 300 * kSecond + 3600 * kSecond);
   EXPECT_EQ(activations[0].args.Parse(), args);
   RunActivateJob(s, args, kNow + 3900 * kSecond);
-  EXPECT_EQ(d->status, "ACTIVE");
+  EXPECT_EQ(d->status, DomainStatus::kActive);
   EXPECT_TRUE(d->dns.dkim);
   // Leaving CONNECTED is a connection-status change too.
   ASSERT_EQ(s.events.size(), 4u);
@@ -284,7 +284,7 @@ TEST(DomainLifecycle, JobsLeaveADomainMovedByHandAlone) {
   ASSERT_TRUE(TransitionDomain(s, id, "ACTIVE", kNow + kSecond).ok());
   const size_t events = s.events.size();
   RunConnectJob(s, {{"domainId", id}}, kNow + 300 * kSecond);
-  EXPECT_EQ(s.domains.Find(id)->status, "ACTIVE");
+  EXPECT_EQ(s.domains.Find(id)->status, DomainStatus::kActive);
   EXPECT_EQ(s.events.size(), events);
   for (const auto& [key, job] : s.jobs) EXPECT_NE(job.kind, kActivateJob);
 }
@@ -295,7 +295,7 @@ TEST(DomainTransition, StatusChangeEmitsBothEventsOnlyAroundPendingOrConnected) 
   State s = SmallWorld();
   auto to_connected = TransitionDomain(s, "d_alpha", "CONNECTED", kNow);
   ASSERT_TRUE(to_connected.ok());
-  EXPECT_EQ(to_connected->previousStatus, "ACTIVE");
+  EXPECT_EQ(to_connected->previousStatus, DomainStatus::kActive);
   ASSERT_EQ(to_connected->eventIds.size(), 2u);
   EXPECT_EQ(s.events[1].data["previousState"], (json{{"status", "ACTIVE"}}));
   EXPECT_EQ(s.domains.Find("d_alpha")->updatedAt, kNow);

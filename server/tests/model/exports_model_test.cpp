@@ -52,7 +52,7 @@ State SmallWorld() {
     m.username = user;
     m.firstName = first;
     m.lastName = last;
-    m.status = status;
+    m.status = *core::ParseEnum<MailboxStatus>(status);
     s.AddMailbox(m);
   };
   mailbox("m1", "dom_a", "jane", "Jane", "Doe", "ACTIVE");

@@ -1,5 +1,5 @@
 // IdIndex (model/id_index.hpp): Table's id index, which grows in bounded steps so that no insert
-// under the store's write lock rehashes the whole index (issue 7).
+// under the store's write lock rehashes the whole index.
 #include <map>
 #include <random>
 #include <string>
