@@ -226,7 +226,7 @@ bare_port=$PORT; bare_pid=$PID
 bare_runs_GET=(); bare_runs_POST=()
 # bare_run METHOD: one run on the bare server, recorded; prints its WRK line. The bare server gets
 # byte for byte the requests emsim gets, API key header included (it ignores it): "the same wrk
-# load" (issue 7). Each request header costs httplib ~5.6k instructions to read (callgrind: bare
+# load" as the comparison demands. Each request header costs httplib ~5.6k instructions to read (callgrind: bare
 # POST 84.8k without the key, 90.4k with it), so a ceiling measured without it was ~6% too high.
 bare_run() {
   local l

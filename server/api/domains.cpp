@@ -38,7 +38,7 @@ app::Reply ListDomains(app::Ctx& ctx) {
   const std::int64_t page = *page_or;
   return ctx.Read([&](const model::State& s) {
     auto view = model::ListDomains(s, ctx.caller, ctx.req.Query("contains"), page);
-    // Written as text (api/json_out.hpp); the same bytes as the Envelope of DomainListRecords.
+    // Written as text (core/json_out.hpp); the same bytes as the Envelope of DomainListRecords.
     core::JsonOut w;
     w.BeginObject().Key("data").BeginObject().Key("currentPage").Int(view.page.currentPage).Key("domains").BeginArray();
     for (const auto* d : view.domains) WriteDomainListRecord(w, s, *d);

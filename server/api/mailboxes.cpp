@@ -13,7 +13,7 @@ app::Reply ListMailboxes(app::Ctx& ctx) {
   const std::int64_t page = *page_or;
   return ctx.Read([&](const model::State& s) {
     auto view = model::ListMailboxes(s, ctx.caller, ctx.req.Query("contains"), page);
-    // Written as text (api/json_out.hpp), keys in sorted order: the bytes an nlohmann Envelope
+    // Written as text (core/json_out.hpp), keys in sorted order: the bytes an nlohmann Envelope
     // of {..., domains: [{id, domain, status, mailboxes: [MailboxRecord]}]} would dump.
     core::JsonOut w;
     w.BeginObject().Key("data").BeginObject()

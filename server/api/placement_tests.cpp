@@ -15,7 +15,7 @@ app::Reply PurchasePlacementTests(app::Ctx& ctx) {
   auto r = ctx.Write(
       [&](model::State& s) { return model::PurchasePlacementTests(s, ctx.caller, in, ctx.now); });
   if (!r) return r.error();
-  // Written as text (api/json_out.hpp), keys in nlohmann's order, so the bytes are those of the
+  // Written as text (core/json_out.hpp), keys in nlohmann's order, so the bytes are those of the
   // Envelope document (pinned by a test): this is the hottest write endpoint.
   // walletBalance in whole dollars (gap decision); the cost is whole dollars, so
   // previousBalance - amountDeducted == currentBalance exactly.

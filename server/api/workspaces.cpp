@@ -8,7 +8,7 @@ namespace emsim::api {
 
 app::Reply ListWorkspaces(app::Ctx& ctx) {
   return ctx.Read([&](const model::State& s) {
-    // Written as text (api/json_out.hpp): the bytes of Envelope(kSuccess, [WorkspaceRecord]).
+    // Written as text (core/json_out.hpp): the bytes of Envelope(kSuccess, [WorkspaceRecord]).
     core::JsonOut w;
     w.BeginObject().Key("data").BeginArray();
     for (const auto& v : model::ListWorkspaces(s, ctx.caller)) WriteWorkspaceRecord(w, *v.workspace, v.domainCount, v.mailboxCount);

@@ -13,7 +13,7 @@ int StatusOf(model::ErrorCode code);
 Response ToResponse(const model::Error& error, const std::string& error_id);
 // The same answer written straight as its text (Response::raw), the bytes core::DumpJson gives for
 // ToResponse's body: the router's error path, where building and dumping the document was ~9k
-// instructions of a ~127k-instruction 400 (issue 7). Text that is not valid UTF-8 falls back to
+// instructions of a ~127k-instruction 400 (measured with callgrind). Text that is not valid UTF-8 falls back to
 // ToResponse's document, which the caller serializes (and reports) as before.
 Response ToTextResponse(const model::Error& error, const std::string& error_id);
 

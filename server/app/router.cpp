@@ -112,7 +112,7 @@ bool IsBlank(const std::string& s) {
 bool IsControlPath(const std::string& path) { return path == "/_sim" || path.rfind("/_sim/", 0) == 0; }
 
 // The state document of PUT /_sim/state nests request values a level or two deeper than the
-// requests that carried them (model/json_limits.hpp), so it gets the state limits.
+// requests that carried them (core/json_limits.hpp), so it gets the state limits.
 constexpr std::string_view kStateLoadOperation = "sim.state.put";
 
 // ---- control plane access ---------------------------------------------------------------------

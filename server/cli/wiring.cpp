@@ -10,7 +10,7 @@ namespace emsim::cli {
 
 void Wire(Services& svc) {
   auto& sched = svc.scheduler;
-  // Every runner works at `at`, the job's due time (sim/scheduler.hpp): what it changes and the
+  // Every runner works at `at`, the job's due time (runtime/scheduler.hpp): what it changes and the
   // events it emits carry that time, however late the job actually ran.
   // ---- Part 4.4 domains: purchase lifecycle and the asynchronous settings ----------------------
   sched.Register(model::kConnectJob, [](model::State& s, const model::Job& j, model::Millis at) {

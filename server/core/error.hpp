@@ -1,6 +1,6 @@
 #pragma once
 // Errors are values (STYLE.md habit 5): the model returns an Error with a stable code, a
-// message and the parameters it concerns; http/error_mapper is the only place that turns it
+// message and the parameters it concerns; app/error_mapper is the only place that turns it
 // into a status and a body.
 #include <string>
 #include <utility>

@@ -105,7 +105,7 @@ json FaultView(const Fault& f) {
 }
 
 // nlohmann's patch and the copies of `body` and `f.body` recurse on their depth: every value here
-// came through the limited parser (model/json_limits.hpp: 64 levels for a request, 96 for a
+// came through the limited parser (core/json_limits.hpp: 64 levels for a request, 96 for a
 // loaded state), so the recursion is bounded.
 Result<json> ApplyFaultPatch(const json& body, const json& patch) {
   try {

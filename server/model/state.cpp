@@ -8,7 +8,7 @@
 #include "model/webhooks.hpp"
 
 // state.hpp declares every to_json/from_json as an ordinary function (EMSIM_DECLARE_JSON) and
-// other files call them (api/sinks.cpp: a Sink's behaviour and requests). nlohmann's macro
+// other files call them (api/control/sinks.cpp: a Sink's behaviour and requests). nlohmann's macro
 // defines them `inline`, which emits no out-of-line copy unless this file happens to need one:
 // a Release build failed to link once inlining changed. Same body, not inline:
 #undef NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT

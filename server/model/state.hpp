@@ -391,7 +391,7 @@ inline void to_json(json& j, const JobArgs& a) { j = a.Parse(); }
 inline void from_json(const json& j, JobArgs& a) { a = JobArgs(j); }
 
 // Delayed work is data, so pending work survives a state dump/load and a reset clears it.
-// The scheduler (sim/scheduler) runs jobs in (dueMs, seq) order, each at its due time.
+// The scheduler (runtime/scheduler) runs jobs in (dueMs, seq) order, each at its due time.
 //
 // A job stays in State::jobs until the write that records its outcome removes it: a job whose
 // work happens outside the lock (a webhook attempt on the wire) is only marked `running`
@@ -460,7 +460,7 @@ struct State {
   std::uint64_t nextJobSeq = 1;
   // The earliest due time scheduled since the store last cleared it (kNoJobDue: none). Not state:
   // the store reads it after each write to wake the scheduler only when a write scheduled work
-  // due before what it already waits for (model/store.hpp).
+  // due before what it already waits for (runtime/store.hpp).
   Millis earliestNewJobDue = kNoJobDue;
 
   Table<WebhookEndpoint> webhookEndpoints;

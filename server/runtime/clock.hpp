@@ -1,6 +1,6 @@
 #pragma once
 // The simulator's one clock (DESIGN.md "Time is a dial"). It only says what time it is; what
-// falls due is the scheduler's business (sim/scheduler.hpp), the same in both modes:
+// falls due is the scheduler's business (runtime/scheduler.hpp), the same in both modes:
 //  - real: the wall clock plus an offset; advancing or setting `now` adds to the offset;
 //  - manual: frozen; moves only when set or advanced.
 // Neither mode ever moves backwards, except by a reset of a manual clock (back to its start, so a

@@ -271,7 +271,7 @@ void MatchKeyword(const std::string& kw, const json& arg, const json* actual, co
 
 // Recursive on both trees: `expected` comes from the scenario's YAML (64 levels at most,
 // scenario_parse.cpp), `actual` from an answer read with the answer limits (128 levels,
-// model/json_limits.hpp), so the depth is bounded.
+// core/json_limits.hpp), so the depth is bounded.
 void Match(const json& expected, const json* actual, const std::string& path, std::vector<Mismatch>& out) {
   if (IsMatcher(expected)) {
     for (const auto& [kw, arg] : expected.items()) MatchKeyword(kw, arg, actual, path, out);

@@ -109,7 +109,7 @@ app::Reply SimGetClock(app::Ctx& ctx) { return app::Json(ClockJson(ctx.svc.clock
 
 namespace {
 
-// The clock never moves backwards (sim/clock.hpp), in either mode: a 400 naming the field.
+// The clock never moves backwards (runtime/clock.hpp), in either mode: a 400 naming the field.
 std::optional<model::Error> RefuseBackwards(const runtime::Clock& clock, model::Millis target, const char* param) {
   const model::Millis now = clock.Now();
   if (target < now)

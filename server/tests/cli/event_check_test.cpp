@@ -1,4 +1,4 @@
-// Part 6: every emitted event fits schemas/events/<type>.json. The one check (sim/event_check.hpp)
+// Part 6: every emitted event fits schemas/events/<type>.json. The one check (schema/event_check.hpp)
 // and the two places that run it: the test server on teardown, the scenario runner at the end.
 #include <filesystem>
 

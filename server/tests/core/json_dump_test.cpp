@@ -1,4 +1,4 @@
-// DumpJson / AppendJson / JsonOut::Value (api/json_out.hpp) must give exactly the bytes of
+// DumpJson / AppendJson / JsonOut::Value (core/json_out.hpp) must give exactly the bytes of
 // nlohmann's dump(), and the same exception where dump() throws (the response writer
 // will use them instead of dump()). A seeded random property test plus the edge cases by name.
 #include <gtest/gtest.h>

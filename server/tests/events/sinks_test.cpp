@@ -185,7 +185,7 @@ TEST(Sinks, AreStateResetClearsThemDumpAndLoadBringThemBack) {
   EXPECT_EQ(Deliveries(server, "?status=succeeded")["deliveries"].size(), 1u);
 }
 
-// A sink finds the endpoints that deliver to it through State::webhookEndpointsByPath (issue 7):
+// A sink finds the endpoints that deliver to it through State::webhookEndpointsByPath (an index: scanning every endpoint per received request cost more than the handler):
 // the index follows a PATCHed url (query strings ignored, creation order kept) and a state load.
 TEST(Sinks, FindTheirEndpointsAfterAUrlChangeAndAStateLoad) {
   TestServer server;

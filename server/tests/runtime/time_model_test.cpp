@@ -1,4 +1,4 @@
-// The one rule of time (sim/scheduler.hpp), in both clock modes: every job due runs exactly once,
+// The one rule of time (runtime/scheduler.hpp), in both clock modes: every job due runs exactly once,
 // never early, at its due time; a first webhook attempt goes out at once; advance answers when
 // everything due has finished. A seeded property test drives random interleavings of events,
 // endpoints with scripted failures, advances and resets, and checks Part 6's delivery rules on

@@ -34,7 +34,7 @@ struct HttpResult {
 class TestServer {
  public:
   // A manual clock unless told otherwise: tests move time with POST /_sim/clock/advance, which
-  // works the same on a real clock (sim/scheduler.hpp), so the time-model tests run in both.
+  // works the same on a real clock (runtime/scheduler.hpp), so the time-model tests run in both.
   explicit TestServer(app::Options options = {}, runtime::ClockMode mode = runtime::ClockMode::kManual) {
     options.port = 0;
     options.host = "127.0.0.1";
