@@ -20,6 +20,8 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
+# shellcheck source=../lib/start-emsim.sh
+source "$root/scripts/lib/start-emsim.sh"
 
 shopt -s nullglob
 files=("$root"/scenarios/*.yaml)
@@ -51,14 +53,11 @@ done
 declare -A port_of run_pid
 for mode in real manual; do
   if [ "$mode" = real ]; then flags=(); else flags=(--clock manual); fi
-  "$emsim" serve --port 0 "${flags[@]}" >"$tmp/serve-$mode.out" 2>"$tmp/serve-$mode.err" &
-  pids+=($!)
-  for _ in $(seq 1 200); do grep -q 'emsim ready' "$tmp/serve-$mode.out" 2>/dev/null && break; sleep 0.05; done
-  port_of[$mode]=$(grep -o '127.0.0.1:[0-9]*' "$tmp/serve-$mode.out" | head -1 | cut -d: -f2)
-  if [ -z "${port_of[$mode]}" ]; then
+  start_emsim "serve-$mode" "${flags[@]}"
+  port_of[$mode]=$port
+  if [ -z "$port" ]; then
     fail=$((fail + 1))
     echo "FAIL: emsim serve ${flags[*]} did not start"
-    cat "$tmp/serve-$mode.out" "$tmp/serve-$mode.err"
     continue
   fi
   "$emsim" scenario run "${files[@]}" --base-url "http://127.0.0.1:${port_of[$mode]}" --clock "$mode" --quiet \

@@ -20,19 +20,8 @@ cleanup() {
 trap cleanup EXIT
 pass=0 fail=0
 
-# start NAME [FLAGS...]: a fresh emsim on a free port; sets $port (empty when it did not start).
-start() {
-  local name=$1
-  shift
-  "$build/emsim" serve --port 0 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
-  pids+=($!)
-  for _ in $(seq 1 200); do grep -q 'emsim ready' "$tmp/$name.out" 2>/dev/null && break; sleep 0.05; done
-  port=$(grep -o 'ready on http://127.0.0.1:[0-9]*' "$tmp/$name.out" | head -1 | sed 's/.*://')
-  if [ -z "$port" ]; then
-    echo "contract: emsim ($name) did not start"
-    cat "$tmp/$name.out" "$tmp/$name.err"
-  fi
-}
+# shellcheck source=../lib/start-emsim.sh
+source "$(dirname "$0")/../lib/start-emsim.sh"
 
 suite() {  # suite PORT [ARGS...]
   local p=$1
@@ -43,7 +32,7 @@ suite() {  # suite PORT [ARGS...]
 # ---- the full suite, both modes at once ------------------------------------------------------------
 declare -A suite_pid
 for mode in real manual; do
-  if [ "$mode" = real ]; then start "$mode"; else start "$mode" --clock manual; fi
+  if [ "$mode" = real ]; then start_emsim "$mode"; else start_emsim "$mode" --clock manual; fi
   if [ -z "$port" ]; then
     fail=$((fail + 1))
     continue
@@ -69,7 +58,7 @@ for mode in real manual; do
 done
 
 # ---- the retry schedule, again and again, on the real clock ------------------------------------------
-start loop
+start_emsim loop
 if [ -z "$port" ]; then
   fail=$((fail + 1))
 else
