@@ -10,8 +10,6 @@
 namespace emsim::testing {
 namespace {
 
-const std::regex kUuid4("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$");
-
 json BillingBody() {
   return {{"firstName", "Ada"},      {"lastName", "Lovelace"}, {"company", "Analytical Ltd"},
           {"addressLineOne", "1 Engine St"}, {"city", "London"}, {"state", "LDN"},
@@ -78,7 +76,7 @@ TEST(Faults, An500IsAnsweredInPart7ShapeThenTheRealAnswerReturns) {
   auto r = server.Get("/v1/domain/list");
   EXPECT_EQ(r.status, 500);
   EXPECT_EQ(r.body["status"], 500);
-  EXPECT_TRUE(std::regex_match(r.body["errorId"].get<std::string>(), kUuid4)) << r.raw;
+  EXPECT_TRUE(IsUuid4(r.body["errorId"].get<std::string>())) << r.raw;
   EXPECT_NE(r.body["message"].get<std::string>().find("flt_1"), std::string::npos);
   EXPECT_CONFORMS(server, "resources/error_with_id", r.body);
   auto again = server.Get("/v1/domain/list");

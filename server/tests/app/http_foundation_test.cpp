@@ -1,5 +1,6 @@
-// In-process HTTP tier for the foundation: the pipeline's every error path, the first five
-// endpoints, and the first part of the control plane. Each test has its own server on port 0.
+// In-process HTTP tier for the foundation: authentication (Part 5) and the pipeline's every error
+// path (the endpoints it was first built with are in tests/api/foundation_endpoints_test.cpp).
+// Each test has its own server on port 0.
 #include <chrono>
 #include <filesystem>
 #include <future>
@@ -15,16 +16,6 @@
 
 namespace emsim::testing {
 namespace {
-
-const std::regex kUuid4("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$");
-
-void ExpectErrorWithId(const HttpResult& r, int status) {
-  EXPECT_EQ(r.status, status) << r.raw;
-  EXPECT_EQ(r.body["status"], status) << r.raw;
-  ASSERT_TRUE(r.body["message"].is_string()) << r.raw;
-  ASSERT_TRUE(r.body["errorId"].is_string()) << r.raw;
-  EXPECT_TRUE(std::regex_match(r.body["errorId"].get<std::string>(), kUuid4)) << r.raw;
-}
 
 json BillingBody(const std::string& workspace = "ws_labs") {
   return {{"firstName", "Ada"},      {"lastName", "Lovelace"},  {"company", "Analytical Ltd"},
@@ -216,7 +207,7 @@ TEST(Pipeline, UnexpectedExceptionIs500AndTheServerKeepsServing) {
   auto res = router.Handle(raw);
   EXPECT_EQ(res.status, 500);
   EXPECT_EQ(res.body["message"], model::msg::kInternalError);
-  EXPECT_TRUE(std::regex_match(res.body["errorId"].get<std::string>(), kUuid4));
+  EXPECT_TRUE(IsUuid4(res.body["errorId"].get<std::string>()));
   auto again = router.Handle(raw);
   EXPECT_EQ(again.status, 500);
   EXPECT_NE(again.body["errorId"], res.body["errorId"]);
@@ -405,211 +396,6 @@ TEST(Startup, RefusesAMalformedFixtureNamingFileAndLine) {
     EXPECT_EQ(std::string(e.what()), "fixture: " + file.string() + ":5: accounts[0].workspaces: must be a non-empty list");
   }
   fs::remove(file);
-}
-
-// ---- the five endpoints -------------------------------------------------------------------------
-
-TEST(Workspaces, ListShowsCountsFromStateAsNumericText) {
-  TestServer server;
-  auto r = server.Get("/v1/workspace/list");
-  ASSERT_EQ(r.status, 200);
-  EXPECT_CONFORMS(server, "responses/workspaces.list", r.body);
-  ASSERT_EQ(r.body["data"].size(), 2u);
-  EXPECT_EQ(r.body["data"][0]["id"], "ws_northwind");
-  EXPECT_EQ(r.body["data"][0]["domainCount"], "14");
-  EXPECT_EQ(r.body["data"][0]["mailboxCount"], "76");
-  EXPECT_TRUE(r.body["data"][1]["billingDetails"]["id"].is_null());  // none saved (billing_details_test.cpp)
-  auto bob = server.Get("/v1/workspace/list", kBobKey);
-  ASSERT_EQ(bob.body["data"].size(), 1u);
-  EXPECT_EQ(bob.body["data"][0]["id"], "ws_lumen");
-}
-
-TEST(Billing, AddThenUpdateIsVisibleInTheWorkspaceList) {
-  TestServer server;
-  auto r = server.Post("/v1/billing-details/add-or-update", BillingBody());
-  ASSERT_EQ(r.status, 200) << r.raw;
-  EXPECT_CONFORMS(server, "responses/billing.add_or_update", r.body);
-  EXPECT_TRUE(r.body["data"].is_null());
-  EXPECT_EQ(r.body["message"], model::msg::kBillingSaved);
-  auto list = server.Get("/v1/workspace/list");
-  const json b = list.body["data"][1]["billingDetails"];
-  EXPECT_EQ(b["city"], "London");
-  EXPECT_EQ(b["workspaceId"], "ws_labs");
-  EXPECT_EQ(b["userId"], "usr_alice");
-  EXPECT_TRUE(b["addressLineThree"].is_null());
-  const std::string id = b["id"];
-  json update = BillingBody();
-  update["city"] = "Cambridge";
-  ASSERT_EQ(server.Post("/v1/billing-details/add-or-update", update).status, 200);
-  list = server.Get("/v1/workspace/list");
-  EXPECT_EQ(list.body["data"][1]["billingDetails"]["city"], "Cambridge");
-  EXPECT_EQ(list.body["data"][1]["billingDetails"]["id"], id);
-  EXPECT_CONFORMS(server, "responses/workspaces.list", list.body);
-}
-
-TEST(Billing, ForeignOrUnknownWorkspaceIs404AndChangesNothing) {
-  TestServer server;
-  const json before = server.Get("/_sim/state?secrets=true", "").body;
-  ExpectErrorWithId(server.Post("/v1/billing-details/add-or-update", BillingBody("ws_lumen")), 404);
-  ExpectErrorWithId(server.Post("/v1/billing-details/add-or-update", BillingBody("ws_nope")), 404);
-  EXPECT_EQ(server.Get("/_sim/state?secrets=true", "").body, before);
-}
-
-TEST(Domains, ListPagesFiltersAndCountsFromState) {
-  TestServer server;
-  auto r = server.Get("/v1/domain/list");
-  ASSERT_EQ(r.status, 200);
-  EXPECT_CONFORMS(server, "responses/domains.list", r.body);
-  const json& d = r.body["data"];
-  EXPECT_EQ(d["totalSearchedCount"], 14);
-  EXPECT_EQ(d["currentPage"], 1);
-  EXPECT_EQ(d["totalPages"], 1);
-  EXPECT_EQ(d["nextPage"], 0);
-  EXPECT_EQ(d["domains"].size(), 14u);
-  // assignedMailboxesCount is numeric text that agrees with the mailboxes in state.
-  int total = 0;
-  for (const auto& dom : d["domains"]) total += std::stoi(dom["assignedMailboxesCount"].get<std::string>());
-  EXPECT_EQ(total, 76);
-  const std::string name = d["domains"][3]["domain"];
-  auto f = server.Get("/v1/domain/list?contains=" + name.substr(0, name.find('.')));
-  ASSERT_GE(f.body["data"]["domains"].size(), 1u);
-  for (const auto& dom : f.body["data"]["domains"])
-    EXPECT_NE(dom["domain"].get<std::string>().find(name.substr(0, name.find('.'))), std::string::npos);
-  auto p2 = server.Get("/v1/domain/list?page=2");
-  EXPECT_EQ(p2.body["data"]["currentPage"], 2);
-  EXPECT_EQ(p2.body["data"]["domains"].size(), 0u);
-}
-
-TEST(Mailboxes, ListGroupsByDomainWithCountersAndPages) {
-  TestServer server;
-  auto r = server.Get("/v1/mailbox/list");
-  ASSERT_EQ(r.status, 200);
-  EXPECT_CONFORMS(server, "responses/mailboxes.list", r.body);
-  const json& d = r.body["data"];
-  EXPECT_EQ(d["totalSearchedCount"], 76);
-  EXPECT_EQ(d["totalPages"], 4);
-  EXPECT_EQ(d["nextPage"], 2);
-  EXPECT_EQ(d["totalAssignedMailboxes"], 76);
-  EXPECT_EQ(d["purchasedMailboxes"], 150);
-  size_t seen = 0;
-  std::set<std::string> ids;
-  for (int page = 1; page <= 4; ++page) {
-    auto p = server.Get("/v1/mailbox/list?page=" + std::to_string(page));
-    for (const auto& g : p.body["data"]["domains"])
-      for (const auto& m : g["mailboxes"]) {
-        EXPECT_EQ(m["domainId"], g["id"]);
-        EXPECT_EQ(m["domain"], g["domain"]);
-        ids.insert(m["id"].get<std::string>());
-        ++seen;
-      }
-  }
-  EXPECT_EQ(seen, 76u);
-  EXPECT_EQ(ids.size(), 76u);  // every mailbox exactly once across the pages
-  auto f = server.Get("/v1/mailbox/list?contains=SALES@");
-  EXPECT_GE(f.body["data"]["totalSearchedCount"].get<int>(), 1);
-  for (const auto& g : f.body["data"]["domains"])
-    for (const auto& m : g["mailboxes"]) EXPECT_EQ(m["username"], "sales");
-}
-
-TEST(Mailboxes, DetailsOfOwnMailboxAnd404ForOthers) {
-  TestServer server;
-  auto list = server.Get("/v1/mailbox/list");
-  const json first = list.body["data"]["domains"][0]["mailboxes"][0];
-  auto r = server.Get("/v1/mailbox/details?id=" + first["id"].get<std::string>());
-  ASSERT_EQ(r.status, 200);
-  EXPECT_CONFORMS(server, "responses/mailboxes.details", r.body);
-  EXPECT_EQ(r.body["data"]["mailbox"], first);
-  ExpectErrorWithId(server.Get("/v1/mailbox/details?id=mbx_nope"), 404);
-  // Bob cannot read Alice's mailbox.
-  ExpectErrorWithId(server.Get("/v1/mailbox/details?id=" + first["id"].get<std::string>(), kBobKey), 404);
-}
-
-// ---- /_sim first part -----------------------------------------------------------------------------
-
-TEST(Control, ResetReturnsToTheFixturesAndClearsTheJournal) {
-  TestServer server;
-  const json pristine = server.Get("/_sim/state?secrets=true", "").body;
-  ASSERT_EQ(server.Post("/v1/billing-details/add-or-update", BillingBody()).status, 200);
-  server.Advance("1h");
-  EXPECT_NE(server.Get("/_sim/state?secrets=true", "").body, pristine);
-  auto r = server.Post("/_sim/reset", json::object(), "");
-  ASSERT_EQ(r.status, 200);
-  EXPECT_EQ(server.Get("/_sim/state?secrets=true", "").body, pristine);
-  EXPECT_EQ(server.Get("/_sim/clock", "").body["now"], "2026-01-01T09:00:00.000Z");
-  auto j = server.Get("/_sim/requests", "").body["requests"];
-  for (const auto& e : j) EXPECT_NE(e["operationId"], "billing.add_or_update");
-}
-
-TEST(Control, StateDumpLoadRoundTripsExactly) {
-  TestServer a;
-  ASSERT_EQ(a.Post("/v1/billing-details/add-or-update", BillingBody()).status, 200);
-  a.Advance("3h");
-  const json dump = a.Get("/_sim/state?secrets=true", "").body;
-  TestServer b;
-  auto put = b.Put("/_sim/state", dump);
-  ASSERT_EQ(put.status, 200) << put.raw;
-  EXPECT_EQ(b.Get("/_sim/state?secrets=true", "").body, dump);
-  EXPECT_EQ(b.Get("/v1/workspace/list").body, a.Get("/v1/workspace/list").body);
-  EXPECT_EQ(b.Get("/_sim/clock", "").body["now"], "2026-01-01T12:00:00.000Z");
-}
-
-TEST(Control, LoadingABadStateIs400AndKeepsTheOldOne) {
-  TestServer server;
-  json dump = server.Get("/_sim/state?secrets=true", "").body;
-  const json before = dump;
-  dump["domains"][0]["workspaceId"] = "ws_missing";
-  auto r = server.Put("/_sim/state", dump);
-  EXPECT_EQ(r.status, 400);
-  EXPECT_NE(r.body["message"].get<std::string>().find("ws_missing"), std::string::npos) << r.raw;
-  EXPECT_EQ(server.Get("/_sim/state?secrets=true", "").body, before);
-  EXPECT_EQ(server.Send("PUT", "/_sim/state", "[]", "", {}).status, 400);
-}
-
-TEST(Control, ClockCanBeReadSetAndAdvancedButNeverBackwards) {
-  TestServer server;
-  auto c = server.Get("/_sim/clock", "");
-  EXPECT_EQ(c.body["mode"], "manual");
-  EXPECT_EQ(c.body["now"], "2026-01-01T09:00:00.000Z");
-  auto a = server.Post("/_sim/clock/advance", {{"seconds", 90}}, "");
-  EXPECT_EQ(a.body["now"], "2026-01-01T09:01:30.000Z");
-  a = server.Post("/_sim/clock/advance", {{"duration", "1d"}}, "");
-  EXPECT_EQ(a.body["now"], "2026-01-02T09:01:30.000Z");
-  auto back = server.Put("/_sim/clock", {{"now", "2026-01-01T00:00:00.000Z"}});
-  EXPECT_EQ(back.status, 400);
-  EXPECT_EQ(back.body["errors"][0]["param"], "now");
-  auto fwd = server.Put("/_sim/clock", {{"now", "2026-02-01T00:00:00.000Z"}});
-  EXPECT_EQ(fwd.body["now"], "2026-02-01T00:00:00.000Z");
-  EXPECT_EQ(server.Post("/_sim/clock/advance", {{"duration", "soon"}}, "").status, 400);
-  EXPECT_EQ(server.Post("/_sim/clock/advance", {{"seconds", 1}, {"duration", "1s"}}, "").status, 400);
-  EXPECT_EQ(server.Post("/_sim/clock/advance", {{"seconds", -5}}, "").status, 400);
-  auto real = server.Put("/_sim/clock", {{"mode", "real"}});
-  EXPECT_EQ(real.body["mode"], "real");
-  EXPECT_GE(real.body["epochMs"].get<std::int64_t>(), fwd.body["epochMs"].get<std::int64_t>());
-}
-
-TEST(Control, AdvanceRunsDueJobsInTimeOrderIncludingJobsScheduledByJobs) {
-  TestServer server;
-  std::vector<std::string> ran;
-  std::vector<model::Millis> at;
-  auto& svc = server.svc();
-  svc.scheduler.Register("test.record", [&](model::State& s, const model::Job& j, model::Millis when) {
-    ran.push_back(j.args.Parse()["name"]);
-    at.push_back(when);
-    EXPECT_EQ(svc.clock.Now(), when) << "the clock stands at the job's due time while it runs";
-    if (j.args.Parse()["name"] == "b") s.Schedule(when + 30 * model::kSecond, "test.record", {{"name", "c"}});
-  });
-  const model::Millis t0 = svc.clock.Now();
-  svc.store.Write([&](model::State& s) {
-    s.Schedule(t0 + 2 * model::kMinute, "test.record", {{"name", "d"}});
-    s.Schedule(t0 + 1 * model::kMinute, "test.record", {{"name", "b"}});
-    s.Schedule(t0 + 1 * model::kMinute, "test.record", {{"name", "b2"}});  // same time: scheduling order
-    s.Schedule(t0 + 10 * model::kSecond, "test.record", {{"name", "a"}});
-    s.Schedule(t0 + 1 * model::kHour, "test.record", {{"name", "later"}});
-  });
-  EXPECT_EQ(server.Advance("5m"), 5);
-  EXPECT_EQ(ran, (std::vector<std::string>{"a", "b", "b2", "c", "d"}));
-  EXPECT_EQ(at, (std::vector<model::Millis>{t0 + 10000, t0 + 60000, t0 + 60000, t0 + 90000, t0 + 120000}));
-  EXPECT_EQ(svc.clock.Now(), t0 + 5 * model::kMinute);
 }
 
 }  // namespace

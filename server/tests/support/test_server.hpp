@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <set>
+#include <regex>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -147,5 +148,18 @@ class TestServer {
 // Asserts a 2xx/4xx response body conforms to the operation's response schema.
 #define EXPECT_CONFORMS(server, schema_name, doc) \
   EXPECT_EQ((server).SchemaProblems(schema_name, doc), "") << (doc).dump()
+
+// Part 7: an error answer other than a 400 carries an errorId, a UUID v4.
+inline bool IsUuid4(const std::string& s) {
+  static const std::regex kUuid4("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$");
+  return std::regex_match(s, kUuid4);
+}
+inline void ExpectErrorWithId(const HttpResult& r, int status) {
+  EXPECT_EQ(r.status, status) << r.raw;
+  EXPECT_EQ(r.body["status"], status) << r.raw;
+  ASSERT_TRUE(r.body["message"].is_string()) << r.raw;
+  ASSERT_TRUE(r.body["errorId"].is_string()) << r.raw;
+  EXPECT_TRUE(IsUuid4(r.body["errorId"].get<std::string>())) << r.raw;
+}
 
 }  // namespace emsim::testing
