@@ -1,6 +1,14 @@
 # Sourced by the test tiers that need a running emsim (scripts/test.d/20-scenarios.sh,
-# 30-contract.sh). Expects $build (the build dir), $tmp (a scratch dir) and the array pids (killed
-# on exit by the caller's trap).
+# 30-contract.sh), after they set $build (the build dir). Sets $tmp (a scratch dir) and the array
+# pids; on exit every process in pids is stopped and $tmp removed.
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
 #
 # start_emsim NAME [FLAGS...]: `emsim serve --port 0 FLAGS` in the background; waits up to 10 s for
 # its "emsim ready" line and sets $port to the port it bound (empty, with its output shown, when it

@@ -13,13 +13,7 @@ build=${1:?build dir}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 emsim="$build/emsim"
 pass=0 fail=0
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+# A scratch dir ($tmp), the background emsims to stop on exit ($pids), start_emsim.
 # shellcheck source=../lib/start-emsim.sh
 source "$root/scripts/lib/start-emsim.sh"
 

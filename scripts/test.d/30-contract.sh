@@ -11,17 +11,11 @@
 set -uo pipefail
 build=${1:?build dir}; shift
 loops=${EMSIM_RETRY_LOOPS:-20}
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
 pass=0 fail=0
-
+# A scratch dir ($tmp), the background emsims to stop on exit ($pids), start_emsim.
 # shellcheck source=../lib/start-emsim.sh
 source "$(dirname "$0")/../lib/start-emsim.sh"
+
 
 suite() {  # suite PORT [ARGS...]
   local p=$1

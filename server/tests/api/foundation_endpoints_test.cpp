@@ -9,14 +9,6 @@
 namespace emsim::testing {
 namespace {
 
-json BillingBody(const std::string& workspace = "ws_labs") {
-  return {{"firstName", "Ada"},      {"lastName", "Lovelace"},  {"company", "Analytical Ltd"},
-          {"addressLineOne", "1 Engine St"}, {"addressLineTwo", "Floor 2"}, {"addressLineThree", nullptr},
-          {"city", "London"},        {"state", "LDN"},          {"country", "GB"},
-          {"postalCode", "N1 9GU"},  {"phoneCc", "+44"},        {"phone", "2071234567"},
-          {"workspaceId", workspace}};
-}
-
 // ---- the five endpoints -------------------------------------------------------------------------
 
 TEST(Workspaces, ListShowsCountsFromStateAsNumericText) {
@@ -36,7 +28,7 @@ TEST(Workspaces, ListShowsCountsFromStateAsNumericText) {
 
 TEST(Billing, AddThenUpdateIsVisibleInTheWorkspaceList) {
   TestServer server;
-  auto r = server.Post("/v1/billing-details/add-or-update", BillingBody());
+  auto r = server.Post("/v1/billing-details/add-or-update", FullBillingBody());
   ASSERT_EQ(r.status, 200) << r.raw;
   EXPECT_CONFORMS(server, "responses/billing.add_or_update", r.body);
   EXPECT_TRUE(r.body["data"].is_null());
@@ -48,7 +40,7 @@ TEST(Billing, AddThenUpdateIsVisibleInTheWorkspaceList) {
   EXPECT_EQ(b["userId"], "usr_alice");
   EXPECT_TRUE(b["addressLineThree"].is_null());
   const std::string id = b["id"];
-  json update = BillingBody();
+  json update = FullBillingBody();
   update["city"] = "Cambridge";
   ASSERT_EQ(server.Post("/v1/billing-details/add-or-update", update).status, 200);
   list = server.Get("/v1/workspace/list");
@@ -60,8 +52,8 @@ TEST(Billing, AddThenUpdateIsVisibleInTheWorkspaceList) {
 TEST(Billing, ForeignOrUnknownWorkspaceIs404AndChangesNothing) {
   TestServer server;
   const json before = server.Get("/_sim/state?secrets=true", "").body;
-  ExpectErrorWithId(server.Post("/v1/billing-details/add-or-update", BillingBody("ws_lumen")), 404);
-  ExpectErrorWithId(server.Post("/v1/billing-details/add-or-update", BillingBody("ws_nope")), 404);
+  ExpectErrorWithId(server.Post("/v1/billing-details/add-or-update", FullBillingBody("ws_lumen")), 404);
+  ExpectErrorWithId(server.Post("/v1/billing-details/add-or-update", FullBillingBody("ws_nope")), 404);
   EXPECT_EQ(server.Get("/_sim/state?secrets=true", "").body, before);
 }
 
@@ -139,7 +131,7 @@ TEST(Mailboxes, DetailsOfOwnMailboxAnd404ForOthers) {
 TEST(Control, ResetReturnsToTheFixturesAndClearsTheJournal) {
   TestServer server;
   const json pristine = server.Get("/_sim/state?secrets=true", "").body;
-  ASSERT_EQ(server.Post("/v1/billing-details/add-or-update", BillingBody()).status, 200);
+  ASSERT_EQ(server.Post("/v1/billing-details/add-or-update", FullBillingBody()).status, 200);
   server.Advance("1h");
   EXPECT_NE(server.Get("/_sim/state?secrets=true", "").body, pristine);
   auto r = server.Post("/_sim/reset", json::object(), "");
@@ -152,7 +144,7 @@ TEST(Control, ResetReturnsToTheFixturesAndClearsTheJournal) {
 
 TEST(Control, StateDumpLoadRoundTripsExactly) {
   TestServer a;
-  ASSERT_EQ(a.Post("/v1/billing-details/add-or-update", BillingBody()).status, 200);
+  ASSERT_EQ(a.Post("/v1/billing-details/add-or-update", FullBillingBody()).status, 200);
   a.Advance("3h");
   const json dump = a.Get("/_sim/state?secrets=true", "").body;
   TestServer b;

@@ -17,14 +17,6 @@
 namespace emsim::testing {
 namespace {
 
-json BillingBody(const std::string& workspace = "ws_labs") {
-  return {{"firstName", "Ada"},      {"lastName", "Lovelace"},  {"company", "Analytical Ltd"},
-          {"addressLineOne", "1 Engine St"}, {"addressLineTwo", "Floor 2"}, {"addressLineThree", nullptr},
-          {"city", "London"},        {"state", "LDN"},          {"country", "GB"},
-          {"postalCode", "N1 9GU"},  {"phoneCc", "+44"},        {"phone", "2071234567"},
-          {"workspaceId", workspace}};
-}
-
 // ---- Part 5 authentication ----------------------------------------------------------------------
 
 TEST(Auth, MissingOrWrongApiKeyIs401WithUuidErrorId) {
@@ -115,7 +107,7 @@ TEST(Pipeline, BodyOverTheLimitIs413AndChangesNothing) {
   o.maxBodyBytes = 4096;
   TestServer server(o);
   const json before = server.Get("/_sim/state?secrets=true", "").body;
-  json body = BillingBody();
+  json body = FullBillingBody();
   body["company"] = std::string(5000, 'x');
   auto r = server.Post("/v1/billing-details/add-or-update", body);
   ExpectErrorWithId(r, 413);
@@ -125,7 +117,7 @@ TEST(Pipeline, BodyOverTheLimitIs413AndChangesNothing) {
 
 TEST(Pipeline, DefaultLimitIsOneMebibyte) {
   TestServer server;
-  json body = BillingBody();
+  json body = FullBillingBody();
   body["company"] = std::string(1024 * 1024 + 10, 'x');
   ExpectErrorWithId(server.Post("/v1/billing-details/add-or-update", body), 413);
   body["company"] = std::string(1000, 'x');
@@ -134,10 +126,10 @@ TEST(Pipeline, DefaultLimitIsOneMebibyte) {
 
 TEST(Pipeline, NonJsonContentTypeIs415) {
   TestServer server;
-  auto r = server.Send("POST", "/v1/billing-details/add-or-update", BillingBody().dump(), kAliceKey, {}, "text/plain");
+  auto r = server.Send("POST", "/v1/billing-details/add-or-update", FullBillingBody().dump(), kAliceKey, {}, "text/plain");
   ExpectErrorWithId(r, 415);
   EXPECT_NE(r.body["message"].get<std::string>().find("application/json"), std::string::npos);
-  auto ok = server.Send("POST", "/v1/billing-details/add-or-update", BillingBody().dump(), kAliceKey, {},
+  auto ok = server.Send("POST", "/v1/billing-details/add-or-update", FullBillingBody().dump(), kAliceKey, {},
                         "application/json; charset=utf-8");
   EXPECT_EQ(ok.status, 200) << ok.raw;
 }
@@ -167,7 +159,7 @@ TEST(Pipeline, EachSchemaFailureNamesItsParam) {
            {"addressLineTwo", true, "addressLineTwo must be a string or a null"},
            {"phone", "", "phone must be at least 1 character(s) long"},
        }) {
-    json body = BillingBody();
+    json body = FullBillingBody();
     body[c.field] = c.value;
     auto r = server.Post("/v1/billing-details/add-or-update", body);
     ASSERT_EQ(r.status, 400) << c.field;
@@ -177,7 +169,7 @@ TEST(Pipeline, EachSchemaFailureNamesItsParam) {
     EXPECT_EQ(r.body["errors"][0]["location"], "body");
     EXPECT_EQ(r.body["errors"][0]["msg"], c.msg);
   }
-  json body = BillingBody();
+  json body = FullBillingBody();
   body.erase("city");
   auto r = server.Post("/v1/billing-details/add-or-update", body);
   ASSERT_EQ(r.status, 400);

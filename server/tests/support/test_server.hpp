@@ -162,4 +162,13 @@ inline void ExpectErrorWithId(const HttpResult& r, int status) {
   EXPECT_TRUE(IsUuid4(r.body["errorId"].get<std::string>())) << r.raw;
 }
 
+// A complete billing-details body (Part 4.1) for `workspace`, every field filled.
+inline json FullBillingBody(const std::string& workspace = "ws_labs") {
+  return {{"firstName", "Ada"},      {"lastName", "Lovelace"},  {"company", "Analytical Ltd"},
+          {"addressLineOne", "1 Engine St"}, {"addressLineTwo", "Floor 2"}, {"addressLineThree", nullptr},
+          {"city", "London"},        {"state", "LDN"},          {"country", "GB"},
+          {"postalCode", "N1 9GU"},  {"phoneCc", "+44"},        {"phone", "2071234567"},
+          {"workspaceId", workspace}};
+}
+
 }  // namespace emsim::testing
