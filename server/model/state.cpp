@@ -357,6 +357,7 @@ void CheckRanges(const State& s) {
   for (const auto& d : s.deliveries) {
     c.Time("deliveries", d.id, "scheduledAt", d.scheduledAt);
     c.Time("deliveries", d.id, "sentAt", d.sentAt);
+    c.Time("deliveries", d.id, "sentAtWall", d.sentAtWall);
     c.Time("deliveries", d.id, "nextAttemptAt", d.nextAttemptAt);
   }
   for (const auto& n : s.notifications) c.Time("notifications", n.id, "createdAt", n.createdAt);

@@ -385,6 +385,13 @@ TEST(HostileState, ABadStateDocumentIsA400AndLeavesTheStateByteForByte) {
     bad.emplace_back("timings", d);
   }
   {
+    // The wall-clock time of an attempt is a time like the simulated one: GET /_sim/deliveries
+    // formats both.
+    json d = good;
+    d["deliveries"] = json::array({{{"id", "dlv_1"}, {"sentAtWall", INT64_MAX - 5}}});
+    bad.emplace_back("sentAtWall", d);
+  }
+  {
     json d = good;
     d["workspaces"][0]["accountId"] = "acc_nobody";
     bad.emplace_back("unknown account", d);
