@@ -109,6 +109,18 @@ bool IsBlank(const std::string& s) {
   return true;
 }
 
+// tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~"
+//         / DIGIT / ALPHA (RFC 9110 5.6.2); no method anyone sends is longer than 32.
+bool IsMethodToken(std::string_view m) {
+  if (m.empty() || m.size() > 32) return false;
+  for (const unsigned char c : m) {
+    const bool alnum = (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+    if (!alnum && std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) == std::string_view::npos)
+      return false;
+  }
+  return true;
+}
+
 bool IsControlPath(const std::string& path) { return path == "/_sim" || path.rfind("/_sim/", 0) == 0; }
 
 // The state document of PUT /_sim/state nests request values a level or two deeper than the
@@ -269,8 +281,15 @@ Response Router::Handle(RawRequest raw) {
   // Text the journal and messages will quote must be UTF-8 (a JSON answer cannot carry other
   // bytes): a path or query value that is not is answered 400 below, and kept here made safe.
   std::optional<model::Error> bad_text;
+  // The transport only hands over the methods it knows, but the router is also called in
+  // process (scenarios, the control plane's runs): a method that is not an HTTP token (RFC 9110
+  // 5.6.2) is a 400, quoted as safe text.
+  if (!IsMethodToken(req.method)) {
+    bad_text = model::Error::Validation("method", "the request method is not an HTTP token", "method");
+    req.method = model::SafeText(req.method, 32);
+  }
   if (!model::IsValidUtf8(req.path)) {
-    bad_text = model::Error::Validation("path", "the path is not valid UTF-8", "path");
+    if (!bad_text) bad_text = model::Error::Validation("path", "the path is not valid UTF-8", "path");
     req.path = model::SafeText(req.path, 2048);
   }
   for (const auto& [raw_key, raw_value] : raw.params) {

@@ -14,7 +14,9 @@
 #include <gtest/gtest.h>
 
 #include "cli/app.hpp"
+#include "api/routes.hpp"
 #include "app/router.hpp"
+#include "core/json_out.hpp"
 #include "core/json_limits.hpp"
 #include "core/messages.hpp"
 #include "fixture/fixtures.hpp"
@@ -299,6 +301,29 @@ TEST(HostileRequests, InvalidUtf8IsA400AndEveryAnswerIsValidJson) {
   ExpectClientError(server.Send("POST", "/v1/domain/add-dmarc", "\xff\xfe\xfd", kAliceKey, {}, "text/plain"), 415);
   const HttpResult journal = server.Get("/_sim/requests", "");
   ASSERT_EQ(journal.status, 200);
+  EXPECT_TRUE(model::IsValidUtf8(journal.raw));
+  ExpectAliveAndUnchanged(server, before);
+}
+
+// The socket transport refuses unknown methods itself, but the router is also driven in process
+// (scenario runs): a method with bytes that are not UTF-8 was quoted into the 404's message and
+// the journal, and that answer could not be written as JSON.
+TEST(HostileRequests, AMethodThatIsNotATokenIsA400QuotedAsSafeText) {
+  TestServer server;
+  const json before = StateOf(server);
+  const std::vector<app::Route> table = api::Routes(server.svc().schemas.Operations());
+  app::Router router(server.svc(), table);
+  for (const std::string& method : {std::string("GE\xa3\xdf"), std::string("GET /x"), std::string(), std::string(40, 'G')}) {
+    const http::Response res = router.Handle(http::RawRequest{method, "/v1/workspace/list", "", {{"x-auth-service", kAliceKey}}, {}});
+    EXPECT_EQ(res.status, 400) << method;
+    const std::string text = res.raw ? *res.raw : core::DumpJson(res.body);  // throws if not UTF-8
+    EXPECT_TRUE(model::IsValidUtf8(text));
+    EXPECT_NE(text.find("\"param\":\"method\""), std::string::npos) << text;
+  }
+  // Both the method and the path bad: the path is made safe too before the journal quotes it.
+  EXPECT_EQ(router.Handle(http::RawRequest{"G\xff", "/v1/\xfe", "", {}, {}}).status, 400);
+  const HttpResult journal = server.Get("/_sim/requests", "");
+  ASSERT_EQ(journal.status, 200) << journal.raw.substr(0, 300);
   EXPECT_TRUE(model::IsValidUtf8(journal.raw));
   ExpectAliveAndUnchanged(server, before);
 }
