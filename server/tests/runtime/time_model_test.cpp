@@ -49,7 +49,9 @@ TEST_P(BothClocks, AFirstAttemptGoesOutAtOnceWithoutAnAdvance) {
   Trigger(server);
   // Nothing moves the clock: the attempt is due now, so the scheduler sends it by itself.
   ASSERT_TRUE(receiver.WaitForHits(1)) << "a first attempt must not wait for the clock to move";
-  if (GetParam().mode == runtime::ClockMode::kManual) EXPECT_EQ(server.svc().clock.Now(), before);
+  if (GetParam().mode == runtime::ClockMode::kManual) {
+    EXPECT_EQ(server.svc().clock.Now(), before);
+  }
   // An advance by nothing waits for it to be recorded.
   server.Advance("0s");
   const json d = Deliveries(server)["deliveries"];
