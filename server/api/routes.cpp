@@ -125,7 +125,7 @@ std::vector<app::Route> Routes(const schema::Catalogue& operations) {
     served.insert(h->first);
     // An operation the catalogue says only reads runs under the store's shared lock.
     routes.push_back({op.method.c_str(), op.path.c_str(), op.id.c_str(), op.access, h->second, op.body,
-                      op.effect == schema::Effect::kRead});
+                      op.effect == schema::Effect::kRead, op.bodyLimit});
   }
   for (const auto& [id, handler] : handlers)
     if (!served.count(id)) problems += "\n  the handler of " + std::string(id) + " has no entry in schemas/operations.json";
