@@ -12,6 +12,7 @@
 #include "api/onebox.hpp"
 #include "api/placement_tests.hpp"
 #include "api/control/billing.hpp"
+#include "api/control/checkouts.hpp"
 #include "api/control/faults.hpp"
 #include "api/control/control.hpp"
 #include "api/control/events.hpp"
