@@ -14,10 +14,6 @@ std::vector<std::string> StringList(const json& body, const char* key) {
   return body.contains(key) ? body[key].get<std::vector<std::string>>() : std::vector<std::string>{};
 }
 
-std::string CheckoutUrl(const app::Ctx& ctx, const std::string& checkout_id) {
-  return ctx.svc.baseUrl + "/_sim/checkout/" + checkout_id;
-}
-
 // add-dmarc, enable-email-forwarding, enable-catch-all-email share one shape (Part 4.4).
 app::Reply ScheduleSetting(app::Ctx& ctx, model::DomainSetting setting, const char* message) {
   const json& b = ctx.req.body;  // shape checked by schemas/requests/domains.<op>.json
@@ -85,7 +81,7 @@ app::Reply BuyDomain(app::Ctx& ctx) {
     message = "Complete the payment of " + price + " to buy " + checkout.domainName;
   }
   // Part 4.4: exactly {message, paymentLink}, no status or data.
-  return app::Json({{"message", std::move(message)}, {"paymentLink", CheckoutUrl(ctx, checkout.id)}});
+  return app::Json({{"message", std::move(message)}, {"paymentLink", DomainCheckoutUrl(ctx.svc.baseUrl, checkout.id)}});
 }
 
 app::Reply DnsCheck(app::Ctx& ctx) {
@@ -110,25 +106,6 @@ app::Reply EnableCatchAll(app::Ctx& ctx) {
 }
 
 // ---- /_sim ---------------------------------------------------------------------------------------
-
-app::Reply SimGetCheckout(app::Ctx& ctx) {
-  const std::string& id = ctx.req.params.at("id");
-  return ctx.Read([&](const model::State& s) -> app::Reply {
-    const model::Checkout* c = s.checkouts.Find(id);
-    if (!c) return model::Error::NotFound("Checkout " + id + " not found");
-    return app::Json(CheckoutRecord(*c, CheckoutUrl(ctx, c->id)));
-  });
-}
-
-app::Reply SimCompleteCheckout(app::Ctx& ctx) {
-  const std::string& id = ctx.req.params.at("id");
-  return ctx.Write([&](model::State& s) -> app::Reply {
-    auto c = model::CompleteCheckout(s, id, ctx.now);
-    if (!c) return c.error();
-    return app::Json({{"checkout", CheckoutRecord(**c, CheckoutUrl(ctx, (*c)->id))},
-                       {"domain", DomainListRecord(s, *s.domains.Find(*(*c)->domainId))}});
-  });
-}
 
 app::Reply SimTransitionDomain(app::Ctx& ctx) {
   const std::string& id = ctx.req.params.at("id");

@@ -10,8 +10,6 @@ app::Reply AddDmarc(app::Ctx& ctx);            // domains.add_dmarc         POST
 app::Reply EnableForwarding(app::Ctx& ctx);    // domains.enable_forwarding POST /v1/domain/enable-email-forwarding
 app::Reply EnableCatchAll(app::Ctx& ctx);      // domains.enable_catch_all  POST /v1/domain/enable-catch-all-email
 
-// /_sim control plane for domains (README): checkout pages and status transitions.
-app::Reply SimGetCheckout(app::Ctx& ctx);       // GET  /_sim/checkout/:id
-app::Reply SimCompleteCheckout(app::Ctx& ctx);  // POST /_sim/checkout/:id/complete
+// /_sim control plane for domains (README): status transitions (the checkout: api/control/checkouts).
 app::Reply SimTransitionDomain(app::Ctx& ctx);  // POST /_sim/domains/:id/transition
 }  // namespace emsim::api

@@ -29,14 +29,14 @@ app::Reply PurchasePlacementTests(app::Ctx& ctx) {
   w.Key("invoice").BeginObject();
   w.Key("invoiceId").String(r->invoiceId);
   w.Key("invoiceUrl").String(InvoiceUrl(ctx.svc.baseUrl, r->invoiceId));
-  w.Key("status").String(r->invoiceStatus);
+  w.Key("status").String(core::NameOf(r->invoiceStatus));
   w.EndObject();
   w.Key("mailboxCount").Int(static_cast<std::int64_t>(r->orders.size()));
   w.Key("placementType").String(r->placementType);
   w.Key("testName").String(r->testName);
   w.Key("testOrders").BeginArray();
   for (const auto& t : r->orders)
-    w.BeginObject().Key("mailboxEmail").String(t.mailboxEmail).Key("orderId").String(t.id).Key("status").String(t.status).EndObject();
+    w.BeginObject().Key("mailboxEmail").String(t.mailboxEmail).Key("orderId").String(t.id).Key("status").String(core::NameOf(t.status)).EndObject();
   w.EndArray();
   w.Key("totalCost").Int(model::WholeDollars(r->totalCostCents));
   w.Key("walletBalance").BeginObject();

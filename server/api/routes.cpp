@@ -12,6 +12,7 @@
 #include "api/onebox.hpp"
 #include "api/placement_tests.hpp"
 #include "api/control/billing.hpp"
+#include "api/control/checkouts.hpp"
 #include "api/control/faults.hpp"
 #include "api/control/control.hpp"
 #include "api/control/events.hpp"
@@ -125,7 +126,7 @@ std::vector<app::Route> Routes(const schema::Catalogue& operations) {
     served.insert(h->first);
     // An operation the catalogue says only reads runs under the store's shared lock.
     routes.push_back({op.method.c_str(), op.path.c_str(), op.id.c_str(), op.access, h->second, op.body,
-                      op.effect == schema::Effect::kRead});
+                      op.effect == schema::Effect::kRead, op.bodyLimit});
   }
   for (const auto& [id, handler] : handlers)
     if (!served.count(id)) problems += "\n  the handler of " + std::string(id) + " has no entry in schemas/operations.json";

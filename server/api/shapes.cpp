@@ -36,7 +36,7 @@ json CheckoutRecord(const model::Checkout& c, const std::string& url) {
           {"currency", "USD"},
           {"accountId", c.accountId},
           {"workspaceId", c.workspaceId},
-          {"paidWith", c.paidWith.empty() ? json(nullptr) : json(c.paidWith)},
+          {"paidWith", c.paidWith == model::PaidWith::kUnpaid ? json(nullptr) : json(c.paidWith)},
           {"domainId", c.domainId},
           {"createdAt", model::FormatIso(c.createdAt)},
           {"paidAt", c.paidAt ? json(model::FormatIso(*c.paidAt)) : json(nullptr)}};
@@ -52,6 +52,10 @@ json DnsShieldSlotRecord(const model::DnsShieldSubscription& d) {
 
 std::string InvoiceUrl(const std::string& base_url, const std::string& invoice_id) {
   return model::Concat({base_url, "/_sim/invoices/", invoice_id});  // every purchase answer has one
+}
+
+std::string DomainCheckoutUrl(const std::string& base_url, const std::string& checkout_id) {
+  return model::Concat({base_url, "/_sim/checkout/", checkout_id});  // Part 4.4 paymentLink
 }
 
 std::string PlacementCheckoutUrl(const std::string& base_url, const std::string& cart_order_id) {

@@ -27,6 +27,8 @@ json OptionalTime(model::Millis t);  // 0 -> null
 json DnsShieldSlotRecord(const model::DnsShieldSubscription& d);    // Part 2 DNS shield slot record
 // Where emsim serves what it links to (invoices and placement checkouts live under /_sim).
 std::string InvoiceUrl(const std::string& base_url, const std::string& invoice_id);
+// The links of the two checkouts (model/checkouts.hpp): a domain purchase's, a placement cart's.
+std::string DomainCheckoutUrl(const std::string& base_url, const std::string& checkout_id);
 std::string PlacementCheckoutUrl(const std::string& base_url, const std::string& cart_order_id);
 // Part 2 "Webhook endpoint" plus id and timestamps; the secret only when asked (at creation).
 json WebhookEndpointRecord(const model::WebhookEndpoint& e, bool with_secret);

@@ -10,6 +10,7 @@ namespace emsim::app {
 // The catalogue's words (schema/catalogue.hpp), so a route built from an entry says the same.
 using Access = schema::Access;
 using BodyFormat = schema::BodyFormat;
+using BodySize = schema::BodySize;
 
 // One entry of the route table: a catalogue entry (api::Routes) or a test's own route. The
 // strings point into the catalogue (or a test's literals), which outlive the router.
@@ -24,6 +25,8 @@ struct Route {
   // a GET, in a read transaction under the shared lock, so it waits for no other reader; a Write
   // from its handler is refused (app::Ctx).
   bool readOnly = false;
+  // The catalogue's bodyLimit: kLarge takes --max-state-bytes instead of --max-body-bytes.
+  BodySize bodyLimit = BodySize::kNormal;
 };
 
 inline constexpr bool kReadOnly = true;  // for the route table: `..., BodyFormat::kJson, kReadOnly}`

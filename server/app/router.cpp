@@ -230,21 +230,11 @@ std::optional<model::Error> Router::CheckRequest(const Route& route, Request& re
   return err;
 }
 
-namespace {
-
-// The operations whose body is a whole world (a state dump, a scenario with its fixtures): they
-// get --max-state-bytes instead of --max-body-bytes.
-bool TakesLargeBody(const Route& route) {
-  const std::string_view op = route.operationId;
-  return op == "sim.state.put" || op == "sim.scenarios.run";
-}
-
-}  // namespace
-
 size_t Router::BodyLimit(const std::string& method, const std::string& path) const {
   const size_t limit = svc_.options.maxBodyBytes;
   const Match m = Find(method, path);
-  return m.route && TakesLargeBody(*m.route) ? std::max(limit, svc_.options.maxStateBytes) : limit;
+  // The catalogue says which operations take a whole world as their body (its bodyLimit).
+  return m.route && m.route->bodyLimit == BodySize::kLarge ? std::max(limit, svc_.options.maxStateBytes) : limit;
 }
 
 Response Router::Refuse(const http::Refusal& refusal, const std::string& method, const std::string& path,

@@ -34,7 +34,8 @@ struct Options {
   std::uint64_t seed = 1;
   std::string logFormat = "text";
   size_t maxBodyBytes = 1024 * 1024;  // 413 above this, from Content-Length before reading
-  // The same for the two routes whose body is a whole world: PUT /_sim/state, POST /_sim/scenarios/run.
+  // The same for the operations whose catalogue entry says "bodyLimit": "large" (a whole world:
+  // PUT /_sim/state, POST /_sim/scenarios/run).
   size_t maxStateBytes = 512u * 1024 * 1024;
   size_t journalCapacity = 1000;
   int threads = 0;                    // HTTP worker threads started at once; 0: 8 (more on demand)

@@ -26,7 +26,7 @@ const ShieldPlan* FindShieldPlan(const std::string& name) {
 std::vector<const DnsShieldSubscription*> ActiveShieldSubscriptions(const State& s, const std::string& account_id) {
   std::vector<const DnsShieldSubscription*> out;
   for (const auto& d : s.dnsShield)
-    if (d.accountId == account_id && d.status == "ACTIVE") out.push_back(&d);
+    if (d.accountId == account_id && d.status == SubscriptionStatus::kActive) out.push_back(&d);
   return out;
 }
 
@@ -38,8 +38,9 @@ Result<ShieldUpgrade> UpgradeShieldPlan(State& s, const std::string& account_id,
   if (!sub) return Error::NotFound("DNS shield subscription " + subscription_id + " not found");
   const ShieldPlan* to = FindShieldPlan(new_plan_name);
   if (!to) return Error::Validation("newPlanName", "newPlanName must be starter, growth or pro (got " + new_plan_name + ")");
-  if (sub->status != "ACTIVE")
-    return Error::Validation("subscriptionId", "DNS shield subscription " + subscription_id + " is " + sub->status +
+  if (sub->status != SubscriptionStatus::kActive)
+    return Error::Validation("subscriptionId", "DNS shield subscription " + subscription_id + " is " +
+                                                   std::string(core::NameOf(sub->status)) +
                                                    " and cannot be upgraded");
   const ShieldPlan* from = FindShieldPlan(sub->planType);
   if (!from) return Error::Internal("DNS shield subscription " + subscription_id + " has unknown plan " + sub->planType);
@@ -52,7 +53,7 @@ Result<ShieldUpgrade> UpgradeShieldPlan(State& s, const std::string& account_id,
   up.invoice = IssueInvoice(s,
                             {account_id,
                              std::string("DNS shield lifetime plan upgrade ") + from->name + " -> " + to->name,
-                             (to->priceDollars - from->priceDollars) * 100, "CARD"},
+                             (to->priceDollars - from->priceDollars) * 100, PaidWith::kCard},
                             now);
   sub->planType = to->planType;
   sub->totalSlots = std::max(sub->totalSlots, to->maxDomains);

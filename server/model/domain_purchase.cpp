@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "model/checkouts.hpp"
 #include "model/domains.hpp"
 #include "core/messages.hpp"
 #include "core/text.hpp"
@@ -120,8 +121,10 @@ Result<CatalogueEntry> RegistrableName(const State& s, std::string_view raw) {
   return *price;
 }
 
-// Creates the bought domain PENDING and schedules its lifecycle. No event: nothing changed on an
-// existing domain yet (README gap decision); the first event is PENDING -> CONNECTED.
+}  // namespace
+
+// No event: nothing changed on an existing domain yet (README gap decision); the first event is
+// PENDING -> CONNECTED.
 const Domain& CreateBoughtDomain(State& s, const Checkout& c, Millis now) {
   Domain d;
   d.id = s.ids.Uuid4();
@@ -138,8 +141,6 @@ const Domain& CreateBoughtDomain(State& s, const Checkout& c, Millis now) {
              {{"domainId", added.id}});
   return added;
 }
-
-}  // namespace
 
 Result<BuyResult> BuyDomain(State& s, const Caller& caller, std::string_view raw, std::int64_t years,
                             bool use_wallet, Millis now) {
@@ -160,34 +161,14 @@ Result<BuyResult> BuyDomain(State& s, const Caller& caller, std::string_view raw
   BuyResult r;
   // The balance check and the debit happen in the same Write as everything else here, so
   // concurrent purchases can neither overdraw the wallet nor lose a cent.
-  if (use_wallet && account->walletCents >= c.amountCents) {
-    account->walletCents -= c.amountCents;
-    c.status = CheckoutStatus::kPaid;
-    c.paidWith = "WALLET";
-    c.paidAt = now;
+  if (const PaidWith paid = PayFromWallet(*account, c.amountCents, use_wallet); paid != PaidWith::kUnpaid) {
+    MarkPaid(c, paid, now);
     c.domainId = CreateBoughtDomain(s, c, now).id;
     r.paidFromWallet = true;
   }
   r.walletCents = account->walletCents;
   r.checkout = &s.checkouts.Insert(std::move(c));
   return r;
-}
-
-Result<const Checkout*> CompleteCheckout(State& s, const std::string& checkout_id, Millis now) {
-  Checkout* c = s.checkouts.Find(checkout_id);
-  if (!c) return Error::NotFound("Checkout " + checkout_id + " not found");
-  if (c->status != CheckoutStatus::kPending)
-    return Error::Validation("id", "checkout " + checkout_id + " was already paid (" + c->paidWith + ", " +
-                                       FormatIso(c->paidAt.value_or(0)) + ")", "path");
-  if (IsTaken(s, c->domainName))
-    return Error::Validation("domainName", c->domainName + " has been registered since this checkout was opened; "
-                                           "it can no longer be bought");
-  if (!s.workspaces.Contains(c->workspaceId)) return Error::Internal("checkout's workspace is missing");
-  c->status = CheckoutStatus::kPaid;
-  c->paidWith = "CHECKOUT";
-  c->paidAt = now;
-  c->domainId = CreateBoughtDomain(s, *c, now).id;
-  return c;
 }
 
 void RunConnectJob(State& s, const json& args, Millis now) {

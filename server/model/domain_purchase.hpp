@@ -54,14 +54,13 @@ struct BuyResult {
 // domains.buy. The name must be valid, registrable and free (else 400 naming domainName).
 // useWallet and wallet >= price: the price leaves the wallet now (one Write: atomic), the domain
 // is created PENDING in the caller's workspace, and its lifecycle is scheduled. Otherwise
-// nothing is deducted and a PENDING checkout waits for /_sim/checkout/:id/complete.
+// nothing is deducted and a PENDING checkout waits to be completed (model/checkouts.hpp).
 Result<BuyResult> BuyDomain(State& s, const Caller& caller, std::string_view name, std::int64_t years,
                             bool use_wallet, Millis now);
 
-// POST /_sim/checkout/:id/complete: pays a PENDING checkout as if the user did, creating the domain
-// as BuyDomain does. Unknown id: 404. Already paid: 400 naming id. Name taken in the meantime:
-// 400 naming domainName (the checkout stays PENDING).
-Result<const Checkout*> CompleteCheckout(State& s, const std::string& checkout_id, Millis now);
+// What a paid domain checkout delivers, at once from the wallet or when its checkout is completed
+// (model/checkouts.hpp): the domain, PENDING in the checkout's workspace, its lifecycle scheduled.
+const Domain& CreateBoughtDomain(State& s, const Checkout& c, Millis now);
 
 // Lifecycle jobs: "domains.connect" moves a PENDING bought domain to CONNECTED (name servers
 // answer: MX and SPF records in place) and schedules "domains.activate", which moves it to ACTIVE

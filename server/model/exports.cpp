@@ -116,7 +116,7 @@ std::string MailboxesCsv(const State& s, const std::vector<std::string>& mailbox
 
 void RunExport(State& s, const std::string& export_id, Millis now) {
   MailboxExport* x = s.exports.Find(export_id);
-  if (!x || x->status != "STARTED") return;
+  if (!x || x->status != ExportStatus::kStarted) return;
   std::vector<std::string> addresses;
   for (const auto& id : x->mailboxIds)
     if (const Mailbox* m = s.mailboxes.Find(id)) addresses.push_back(MailboxAddress(s, *m));
@@ -127,29 +127,29 @@ void RunExport(State& s, const std::string& export_id, Millis now) {
     r.app = app;
     if (app == kManualApp) {
       x->csv = MailboxesCsv(s, x->mailboxIds);
-      r.status = "COMPLETED";
+      r.status = ExportStatus::kCompleted;
       r.rows = static_cast<std::int64_t>(addresses.size());
     } else if (const ThirdPartyAccount* creds = CredentialsFor(s, x->accountId, app)) {
-      r.status = "COMPLETED";
+      r.status = ExportStatus::kCompleted;
       r.rows = static_cast<std::int64_t>(addresses.size());
       r.accountEmail = creds->email;
       r.sentMailboxes = addresses;
     } else {
-      r.status = "FAILED";
+      r.status = ExportStatus::kFailed;
       r.error = "no " + app + " account connected: store its credentials with POST /v1/exports/update-third-party-account";
       failed.push_back(app);
     }
     x->results.push_back(std::move(r));
   }
   x->completedAt = now;
-  x->status = failed.empty() ? "COMPLETED" : "FAILED";
+  x->status = failed.empty() ? ExportStatus::kCompleted : ExportStatus::kFailed;
   if (!failed.empty()) {
     std::string apps;
     for (const auto& a : failed) apps += (apps.empty() ? "" : ", ") + a;
     x->failureReason = "export to " + apps + " failed: no credentials stored for that app";
   }
   // previousState: the fields the job changed, with their values before it ran.
-  json previous = {{"status", "STARTED"}, {"completedAt", nullptr}, {"results", json::array()}};
+  json previous = {{"status", ExportStatus::kStarted}, {"completedAt", nullptr}, {"results", json::array()}};
   if (x->failureReason) previous["failureReason"] = nullptr;
   s.Emit(failed.empty() ? "export.completed" : "export.failed", x->accountId,
          {{"exportDetails", ExportDetails(*x)}, {"previousState", std::move(previous)}}, now);
@@ -184,12 +184,12 @@ Status UpdateThirdPartyAccount(State& s, const Caller& caller, const ThirdPartyC
   // (of this account) failed for lack of them, once per such export.
   MailboxExport* latest = nullptr;
   for (auto& x : s.exports)
-    if (x.accountId == caller.accountId && x.status != "STARTED" &&
+    if (x.accountId == caller.accountId && x.status != ExportStatus::kStarted &&
         std::find(x.apps.begin(), x.apps.end(), in.app) != x.apps.end())
       latest = &x;  // table order is creation order
   if (!latest || latest->reconnectedAt != 0) return Ok{};
   const bool failed_for_app = std::any_of(latest->results.begin(), latest->results.end(),
-                                          [&](const ExportAppResult& r) { return r.app == in.app && r.status == "FAILED"; });
+                                          [&](const ExportAppResult& r) { return r.app == in.app && r.status == ExportStatus::kFailed; });
   if (!failed_for_app) return Ok{};
   latest->reconnectedAt = now;
   s.Emit("export.reconnected", caller.accountId,

@@ -1,6 +1,7 @@
 #include "model/invoices.hpp"
 
 #include "core/messages.hpp"
+#include "model/checkouts.hpp"
 
 namespace emsim::model {
 
@@ -11,14 +12,8 @@ Invoice& IssueInvoice(State& s, InvoiceInput in, Millis now) {
   inv.description = std::move(in.description);
   inv.amountCents = in.amountCents;
   inv.createdAt = now;
-  if (!in.paidWith.empty()) PayInvoice(inv, in.paidWith, now);
+  if (in.paidWith != PaidWith::kUnpaid) MarkPaid(inv, in.paidWith, now);
   return s.invoices.Insert(std::move(inv));
-}
-
-void PayInvoice(Invoice& invoice, const std::string& paid_with, Millis now) {
-  invoice.status = "PAID";
-  invoice.paidWith = paid_with;
-  invoice.paidAt = now;
 }
 
 Result<const Invoice*> FindInvoice(const State& s, const std::string& id) {

@@ -1,6 +1,7 @@
 #pragma once
 // Invoices emsim issues for what it charges (placement tests, DNS shield upgrades), so every
-// `invoiceUrl` it hands out leads to a real record: GET /_sim/invoices/<id>.
+// `invoiceUrl` it hands out leads to a real record: GET /_sim/invoices/<id>. An OPEN invoice is
+// paid with its checkout (model/checkouts.hpp).
 #include <string>
 
 #include "core/error.hpp"
@@ -11,14 +12,11 @@ namespace emsim::model {
 struct InvoiceInput {
   std::string accountId, description;
   Cents amountCents = 0;
-  std::string paidWith;  // "" leaves the invoice OPEN; else it is PAID now with this method
+  PaidWith paidWith = PaidWith::kUnpaid;  // kUnpaid leaves the invoice OPEN; else it is PAID now
 };
 
 // Takes `in` by value: callers hand over their strings, which move into the record.
 Invoice& IssueInvoice(State& s, InvoiceInput in, Millis now);
-
-// Marks an OPEN invoice PAID (checkout completed).
-void PayInvoice(Invoice& invoice, const std::string& paid_with, Millis now);
 
 Result<const Invoice*> FindInvoice(const State& s, const std::string& id);
 

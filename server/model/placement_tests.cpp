@@ -4,11 +4,11 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "model/checkouts.hpp"
 #include "model/invoices.hpp"
 #include "model/mailboxes.hpp"
 #include "model/payloads.hpp"
 #include "core/text.hpp"
-#include "model/wallet.hpp"
 
 namespace emsim::model {
 
@@ -17,7 +17,7 @@ namespace {
 Millis RunningDelay(const State& s) { return s.TimingMs("placementTestRunningSeconds", 60 * kSecond); }
 Millis CompletedDelay(const State& s) { return s.TimingMs("placementTestCompletedSeconds", 900 * kSecond); }
 
-void SetStatus(State& s, PlacementTest& t, const std::string& status, Millis now) {
+void SetStatus(State& s, PlacementTest& t, PlacementTestStatus status, Millis now) {
   json previous = {{"status", t.status}};
   t.status = status;
   t.updatedAt = now;
@@ -26,7 +26,7 @@ void SetStatus(State& s, PlacementTest& t, const std::string& status, Millis now
 }
 
 // Moves every order of the cart that is in `from` to `to`.
-void MoveOrders(State& s, const PlacementCart& cart, const std::string& from, const std::string& to, Millis now) {
+void MoveOrders(State& s, const PlacementCart& cart, PlacementTestStatus from, PlacementTestStatus to, Millis now) {
   for (const auto& id : cart.orderIds) {
     PlacementTest* t = s.placementTests.Find(id);
     if (t && t->status == from) SetStatus(s, *t, to, now);
@@ -36,11 +36,11 @@ void MoveOrders(State& s, const PlacementCart& cart, const std::string& from, co
 // A JSON string of `s` as json::dump() writes it. Ids and statuses need no escaping; anything
 // else goes through nlohmann. (core::AppendJsonString escapes fully and faster, but lives above
 // the model, which links no API code: STYLE.md habit 2.)
-void AppendJsonString(std::string& out, const std::string& s) {
+void AppendJsonString(std::string& out, std::string_view s) {
   unsigned bad = 0;  // no early exit: the loop vectorizes
   for (unsigned char c : s) bad |= static_cast<unsigned>(c < 0x20 || c >= 0x7f || c == '"' || c == '\\');
   if (bad) {
-    out += json(s).dump();
+    out += json(std::string(s)).dump();
     return;
   }
   out.push_back('"');
@@ -51,7 +51,8 @@ void AppendJsonString(std::string& out, const std::string& s) {
 // The job's arguments {cartOrderId, status}, written as the text json::dump() makes of them (keys
 // in its order) without building the object: this runs under the write lock on every purchase
 // (model/state.hpp JobArgs).
-void ScheduleStep(State& s, const std::string& cart_id, const std::string& status, Millis due) {
+void ScheduleStep(State& s, const std::string& cart_id, PlacementTestStatus step, Millis due) {
+  const std::string_view status = core::NameOf(step);
   std::string args;
   args.reserve(cart_id.size() + status.size() + 32);
   args += "{\"cartOrderId\":";
@@ -152,15 +153,15 @@ Result<PlacementReceipt> PurchasePlacementTests(State& s, const Caller& caller, 
       cart.creditsUsed.push_back({sub->id, take});
       needed -= take;
     }
-    invoice = &IssueInvoice(s, {caller.accountId, describe(", paid with MONTHLY credits"), 0, "CREDITS"}, now);
+    invoice = &IssueInvoice(s, {caller.accountId, describe(", paid with MONTHLY credits"), 0, PaidWith::kCredits}, now);
   } else {
     cart.totalCostCents = kOneTimePlacementCentsPerMailbox * count;
-    cart.walletUsed = TryDebitWallet(*account, cart.totalCostCents);  // check + debit in one step
-    cart.checkoutSession = !cart.walletUsed;
-    if (!cart.walletUsed) cart.status = "AWAITING_PAYMENT";
+    const PaidWith paid = PayFromWallet(*account, cart.totalCostCents);  // check + debit in one step
+    cart.walletUsed = paid == PaidWith::kWallet;
+    cart.checkoutSession = !cart.walletUsed;  // too small a wallet: the cart waits at a checkout
+    if (!cart.walletUsed) cart.status = CartStatus::kAwaitingPayment;
     r.walletAfter = account->walletCents;
-    invoice = &IssueInvoice(s, {caller.accountId, describe(", ONE_TIME"), cart.totalCostCents,
-                                cart.walletUsed ? "WALLET" : ""}, now);
+    invoice = &IssueInvoice(s, {caller.accountId, describe(", ONE_TIME"), cart.totalCostCents, paid}, now);
   }
   r.invoiceId = invoice->id;
   r.invoiceStatus = invoice->status;
@@ -168,11 +169,11 @@ Result<PlacementReceipt> PurchasePlacementTests(State& s, const Caller& caller, 
   // Ids are drawn only now: a refused purchase leaves even the id sequence as it was.
   cart.id = s.ids.Uuid4();
   cart.invoiceId = invoice->id;
-  const bool paid = cart.status == "PAID";
+  const bool paid = cart.status == CartStatus::kPaid;
   if (paid) cart.paidAt = now;
 
   // ---- orders ----
-  const std::string first_status = paid ? "PENDING" : "AWAITING_PAYMENT";
+  const PlacementTestStatus first_status = paid ? PlacementTestStatus::kPending : PlacementTestStatus::kAwaitingPayment;
   r.orders.reserve(mailboxes.size());
   cart.orderIds.reserve(mailboxes.size());
   for (const Mailbox* m : mailboxes) {
@@ -197,34 +198,26 @@ Result<PlacementReceipt> PurchasePlacementTests(State& s, const Caller& caller, 
   r.totalCostCents = cart.totalCostCents;
   s.placementCarts.Insert(std::move(cart));
   const Millis running = RunningDelay(s);
-  if (paid) ScheduleStep(s, r.cartOrderId, "RUNNING", now + running);
+  if (paid) ScheduleStep(s, r.cartOrderId, PlacementTestStatus::kRunning, now + running);
   // Unpaid carts estimate as if paid now.
   r.estimatedCompletion = now + running + CompletedDelay(s);
   return r;
 }
 
-Result<PlacementCart> CompletePlacementCheckout(State& s, const std::string& cart_order_id, Millis now) {
-  PlacementCart* cart = s.placementCarts.Find(cart_order_id);
-  if (!cart || !cart->checkoutSession) return Error::NotFound("Placement checkout " + cart_order_id + " not found");
-  if (cart->status != "AWAITING_PAYMENT")
-    return Error::Validation("id", "Placement checkout " + cart_order_id + " is already paid");
-  cart->status = "PAID";
-  cart->paidAt = now;
-  if (Invoice* inv = s.invoices.Find(cart->invoiceId)) PayInvoice(*inv, "CHECKOUT", now);
-  MoveOrders(s, *cart, "AWAITING_PAYMENT", "PENDING", now);
-  ScheduleStep(s, cart->id, "RUNNING", now + RunningDelay(s));
-  return *cart;
+void StartPaidPlacementTests(State& s, const PlacementCart& cart, Millis now) {
+  MoveOrders(s, cart, PlacementTestStatus::kAwaitingPayment, PlacementTestStatus::kPending, now);
+  ScheduleStep(s, cart.id, PlacementTestStatus::kRunning, now + RunningDelay(s));
 }
 
 void AdvancePlacementTests(State& s, const json& args, Millis now) {
   const PlacementCart* cart = s.placementCarts.Find(args.value("cartOrderId", ""));
   if (!cart) return;  // the state was reset or replaced since the job was scheduled
-  const std::string to = args.value("status", "");
-  if (to == "RUNNING") {
-    MoveOrders(s, *cart, "PENDING", "RUNNING", now);
-    ScheduleStep(s, cart->id, "COMPLETED", now + CompletedDelay(s));
-  } else if (to == "COMPLETED") {
-    MoveOrders(s, *cart, "RUNNING", "COMPLETED", now);
+  const auto to = core::ParseEnum<PlacementTestStatus>(args.value("status", ""));
+  if (to == PlacementTestStatus::kRunning) {
+    MoveOrders(s, *cart, PlacementTestStatus::kPending, PlacementTestStatus::kRunning, now);
+    ScheduleStep(s, cart->id, PlacementTestStatus::kCompleted, now + CompletedDelay(s));
+  } else if (to == PlacementTestStatus::kCompleted) {
+    MoveOrders(s, *cart, PlacementTestStatus::kRunning, PlacementTestStatus::kCompleted, now);
   }
 }
 

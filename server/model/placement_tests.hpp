@@ -8,11 +8,11 @@
 //             wallet change, a $0 invoice PAID with CREDITS.
 //   ONE_TIME  $2 per mailbox from the account wallet, debited atomically with its check. Too
 //             small a wallet: nothing deducted, the cart waits for payment at a checkout
-//             (AWAITING_PAYMENT, invoice OPEN) until /_sim/placement-checkouts/<id>/complete.
+//             (AWAITING_PAYMENT, invoice OPEN) until it is completed (model/checkouts.hpp).
 //
-// Test order statuses (gap decision; Part 3 shows none): AWAITING_PAYMENT (checkout not paid)
-// -> PENDING (paid, queued) -> RUNNING after `placementTestRunningSeconds` -> COMPLETED after a
-// further `placementTestCompletedSeconds`. Each change emits placement_test.status_changed.
+// Test order statuses (model/statuses.hpp): AWAITING_PAYMENT (checkout not paid) -> PENDING
+// (paid, queued) -> RUNNING after `placementTestRunningSeconds` -> COMPLETED after a further
+// `placementTestCompletedSeconds`. Each change emits placement_test.status_changed.
 #include <string>
 #include <vector>
 
@@ -35,12 +35,14 @@ struct PlacementRequest {
 // orders was a visible share of the purchase under the write lock.
 struct PlacementReceipt {
   struct Order {
-    std::string id, mailboxEmail, status;
+    std::string id, mailboxEmail;
+    PlacementTestStatus status = PlacementTestStatus::kPending;
   };
   std::string cartOrderId, testName, placementType;
   bool checkoutSession = false, walletUsed = false;
   Cents totalCostCents = 0;
-  std::string invoiceId, invoiceStatus, currency;
+  std::string invoiceId, currency;
+  InvoiceStatus invoiceStatus = InvoiceStatus::kOpen;
   std::vector<Order> orders;
   Cents walletBefore = 0, walletAfter = 0;
   Millis estimatedCompletion = 0;
@@ -52,9 +54,9 @@ struct PlacementReceipt {
 Result<PlacementReceipt> PurchasePlacementTests(State& s, const Caller& caller, const PlacementRequest& request,
                                                 Millis now);
 
-// The checkout of an AWAITING_PAYMENT cart was paid: invoice PAID (CHECKOUT), orders PENDING and
-// scheduled. Unknown cart, or one that never had a checkout: 404; already paid: 400 naming id.
-Result<PlacementCart> CompletePlacementCheckout(State& s, const std::string& cart_order_id, Millis now);
+// What a cart's completed checkout starts (model/checkouts.hpp): its AWAITING_PAYMENT orders move
+// to PENDING and their first step is scheduled.
+void StartPaidPlacementTests(State& s, const PlacementCart& cart, Millis now);
 
 // The scheduler job (args {cartOrderId, status}): moves the cart's orders one step to `status`
 // (RUNNING or COMPLETED), emits an event per order, and schedules the next step.

@@ -18,6 +18,7 @@
 #include "core/enum_names.hpp"
 #include "core/json.hpp"
 #include "model/money.hpp"
+#include "model/statuses.hpp"
 #include "model/table.hpp"
 #include "core/time.hpp"
 
@@ -49,48 +50,6 @@ struct Workspace {
   std::optional<BillingDetails> billingDetails;
   Millis createdAt = 0;
 };
-
-// Statuses are enums, each with one table of its wire names (core/enum_names.hpp), in the order
-// error messages list them.
-// Part 2 domain status: a bought domain moves PENDING -> CONNECTED -> ACTIVE.
-enum class DomainStatus { kActive, kConnected, kPending };
-inline constexpr core::EnumName<DomainStatus> kDomainStatusNames[] = {
-    {DomainStatus::kActive, "ACTIVE"}, {DomainStatus::kConnected, "CONNECTED"}, {DomainStatus::kPending, "PENDING"}};
-constexpr std::span<const core::EnumName<DomainStatus>> EnumNames(DomainStatus) { return kDomainStatusNames; }
-EMSIM_ENUM_JSON(DomainStatus)
-
-// Part 2 mailbox status; only ACTIVE mailboxes count as active in the list totals.
-enum class MailboxStatus { kActive, kInProgress, kInactive };
-inline constexpr core::EnumName<MailboxStatus> kMailboxStatusNames[] = {{MailboxStatus::kActive, "ACTIVE"},
-                                                                        {MailboxStatus::kInProgress, "IN_PROGRESS"},
-                                                                        {MailboxStatus::kInactive, "INACTIVE"}};
-constexpr std::span<const core::EnumName<MailboxStatus>> EnumNames(MailboxStatus) { return kMailboxStatusNames; }
-EMSIM_ENUM_JSON(MailboxStatus)
-
-// Part 2 subscription status; a cancelled subscription cannot be upgraded.
-enum class SubscriptionStatus { kActive, kCancelled };
-inline constexpr core::EnumName<SubscriptionStatus> kSubscriptionStatusNames[] = {
-    {SubscriptionStatus::kActive, "ACTIVE"}, {SubscriptionStatus::kCancelled, "CANCELLED"}};
-constexpr std::span<const core::EnumName<SubscriptionStatus>> EnumNames(SubscriptionStatus) {
-  return kSubscriptionStatusNames;
-}
-EMSIM_ENUM_JSON(SubscriptionStatus)
-
-// A domain purchase's checkout (GET /_sim/checkout/:id): PENDING until paid.
-enum class CheckoutStatus { kPending, kPaid };
-inline constexpr core::EnumName<CheckoutStatus> kCheckoutStatusNames[] = {{CheckoutStatus::kPending, "PENDING"},
-                                                                          {CheckoutStatus::kPaid, "PAID"}};
-constexpr std::span<const core::EnumName<CheckoutStatus>> EnumNames(CheckoutStatus) { return kCheckoutStatusNames; }
-EMSIM_ENUM_JSON(CheckoutStatus)
-
-// Part 3 webhook endpoint status: disabled after 20 failures in a row, or by PATCH.
-enum class WebhookEndpointStatus { kActive, kDisabled };
-inline constexpr core::EnumName<WebhookEndpointStatus> kWebhookEndpointStatusNames[] = {
-    {WebhookEndpointStatus::kActive, "active"}, {WebhookEndpointStatus::kDisabled, "disabled"}};
-constexpr std::span<const core::EnumName<WebhookEndpointStatus>> EnumNames(WebhookEndpointStatus) {
-  return kWebhookEndpointStatusNames;
-}
-EMSIM_ENUM_JSON(WebhookEndpointStatus)
 
 struct DnsState {
   bool spf = false, dmarc = false, dkim = false, mx = false;
@@ -146,7 +105,7 @@ struct DnsShieldSubscription {
   std::string id, accountId, subscriptionId;
   std::string planType = "STARTER";
   std::int64_t totalSlots = 0, totalUsedSlots = 0;
-  std::string status = "ACTIVE";
+  SubscriptionStatus status = SubscriptionStatus::kActive;  // the statuses of Part 2's subscriptions
 };
 
 // An invoice emsim issues for a charge: placement tests (Part 4.7 `invoice`) and DNS shield
@@ -156,8 +115,8 @@ struct Invoice {
   std::string description;
   Cents amountCents = 0;
   std::string currency = "USD";
-  std::string status = "OPEN";  // OPEN (awaiting payment) | PAID
-  std::string paidWith;         // "" (unpaid) | WALLET | CREDITS | CARD | CHECKOUT
+  InvoiceStatus status = InvoiceStatus::kOpen;
+  PaidWith paidWith = PaidWith::kUnpaid;
   Millis createdAt = 0;
   std::optional<Millis> paidAt;
 };
@@ -174,7 +133,7 @@ struct PlacementCart {
   std::string testName, placementType;     // MONTHLY | ONE_TIME
   Cents totalCostCents = 0;
   std::string invoiceId;
-  std::string status = "PAID";  // PAID | AWAITING_PAYMENT (ONE_TIME with too small a wallet)
+  CartStatus status = CartStatus::kPaid;
   bool walletUsed = false, checkoutSession = false;
   std::vector<CreditUse> creditsUsed;  // MONTHLY only
   std::vector<std::string> orderIds;
@@ -182,12 +141,11 @@ struct PlacementCart {
   std::optional<Millis> paidAt;
 };
 
-// A placement test order, one per mailbox (Part 2: orderId, mailboxEmail, status). Statuses
-// (gap decision): AWAITING_PAYMENT -> PENDING -> RUNNING -> COMPLETED, moved by the scheduler.
+// A placement test order, one per mailbox (Part 2: orderId, mailboxEmail, status).
 struct PlacementTest {
   std::string id, accountId, workspaceId, cartOrderId;  // id is the orderId
   std::string mailboxId, mailboxEmail;
-  std::string status = "PENDING";
+  PlacementTestStatus status = PlacementTestStatus::kPending;
   Millis createdAt = 0, updatedAt = 0;
 };
 
@@ -205,7 +163,7 @@ struct Checkout {
   std::int64_t years = 1;
   Cents amountCents = 0;             // domainPrice x years at the time of the request
   CheckoutStatus status = CheckoutStatus::kPending;
-  std::string paidWith;              // "" (unpaid) | WALLET | CHECKOUT
+  PaidWith paidWith = PaidWith::kUnpaid;  // kWallet or kCheckout once paid
   std::optional<std::string> domainId;  // the domain created once paid
   Millis createdAt = 0;
   std::optional<Millis> paidAt;
@@ -236,7 +194,7 @@ struct Email {
 // are not shown by the spec, so emsim keeps what a test needs to check the effect).
 struct ExportAppResult {
   std::string app;
-  std::string status;                        // COMPLETED | FAILED
+  ExportStatus status = ExportStatus::kCompleted;  // COMPLETED | FAILED
   std::int64_t rows = 0;                     // mailboxes written (CSV) or sent (third-party app)
   std::optional<std::string> accountEmail;   // third-party account the mailboxes were sent to
   std::vector<std::string> sentMailboxes;    // addresses sent to a third-party app
@@ -250,7 +208,7 @@ struct MailboxExport {
   std::vector<std::string> apps;
   std::vector<std::string> mailboxIds;
   json filters = json::object();             // the request's selection, as sent
-  std::string status = "STARTED";
+  ExportStatus status = ExportStatus::kStarted;
   Millis createdAt = 0, completedAt = 0;     // completedAt 0: not finished
   std::optional<std::string> failureReason;
   Millis reconnectedAt = 0;                  // credentials fixed after a failure (export.reconnected)
@@ -297,15 +255,14 @@ struct WebhookEndpoint {
   std::optional<std::string> disabledReason;
 };
 
-// One delivery attempt (GET /_sim/deliveries). `status`: succeeded | failed | dropped (a pending
-// attempt that will never be made: its endpoint was disabled). Times are simulated; durationMs
+// One delivery attempt (GET /_sim/deliveries); its status says what became of it. Times are simulated; durationMs
 // is the real time the HTTP exchange took.
 struct DeliveryAttempt {
   std::string id;  // "dlv_" + the seq of the job that carried it
   std::uint64_t jobSeq = 0;
   std::string eventId, eventType, endpointId, accountId, url;
   std::int64_t attempt = 1;  // 1..8
-  std::string status;
+  DeliveryStatus status = DeliveryStatus::kScheduled;
   Millis scheduledAt = 0;
   std::optional<Millis> sentAt;      // simulated: the time the attempt was due and made at
   std::optional<Millis> sentAtWall;  // the wall-clock time of the HTTP call

@@ -240,7 +240,9 @@ json EventEnvelope(const Event& e) {
 
 namespace {
 
-DeliveryAttempt& RecordDropped(State& s, const Job& job, const std::string& reason) {
+// The attempt a "webhooks.deliver" job stands for, as far as the job, its event and its endpoint
+// tell: what a dropped attempt records and what the listing shows of one still to be made.
+DeliveryAttempt AttemptOfJob(const State& s, const Job& job, DeliveryStatus status) {
   DeliveryAttempt d;
   d.id = "dlv_" + std::to_string(job.seq);
   d.jobSeq = job.seq;
@@ -248,14 +250,19 @@ DeliveryAttempt& RecordDropped(State& s, const Job& job, const std::string& reas
   d.eventId = args.value("eventId", "");
   d.endpointId = args.value("endpointId", "");
   d.attempt = args.value("attempt", std::int64_t{1});
+  d.status = status;
+  d.scheduledAt = job.dueMs;
   if (const Event* ev = s.FindEvent(d.eventId)) d.eventType = ev->type;
   if (const WebhookEndpoint* ep = s.webhookEndpoints.Find(d.endpointId)) {
     d.accountId = ep->accountId;
     d.url = ep->url;
     d.consecutiveFailures = ep->consecutiveFailures;
   }
-  d.status = "dropped";
-  d.scheduledAt = job.dueMs;
+  return d;
+}
+
+DeliveryAttempt& RecordDropped(State& s, const Job& job, const std::string& reason) {
+  DeliveryAttempt d = AttemptOfJob(s, job, DeliveryStatus::kDropped);
   d.error = reason;
   s.deliveries.push_back(std::move(d));
   return s.deliveries.back();
@@ -315,7 +322,7 @@ const DeliveryAttempt& FinishAttempt(State& s, const AttemptPlan& plan, const At
   // Part 6: success is any 2xx; a non-2xx (3xx included: redirects are not followed), a timeout
   // or a network error is a failure.
   const bool success = o.error.empty() && o.status && *o.status >= 200 && *o.status <= 299;
-  d.status = success ? "succeeded" : "failed";
+  d.status = success ? DeliveryStatus::kSucceeded : DeliveryStatus::kFailed;
   s.jobs.erase(plan.job);  // this attempt is over, whatever came of it
 
   WebhookEndpoint* ep = s.webhookEndpoints.Find(plan.endpointId);
@@ -384,27 +391,13 @@ std::vector<DeliveryAttempt> ListDeliveries(const State& s, const DeliveryFilter
   std::vector<DeliveryAttempt> out;
   auto keep = [&](const DeliveryAttempt& d) {
     return (f.endpointId.empty() || d.endpointId == f.endpointId) && (f.eventId.empty() || d.eventId == f.eventId) &&
-           (f.status.empty() || d.status == f.status) && (f.accountId.empty() || d.accountId == f.accountId);
+           (f.status.empty() || core::NameOf(d.status) == f.status) && (f.accountId.empty() || d.accountId == f.accountId);
   };
   for (const auto& d : s.deliveries)
     if (keep(d)) out.push_back(d);
   for (const auto& [key, job] : s.jobs) {
     if (job.kind != kDeliverJob) continue;
-    DeliveryAttempt d;
-    d.id = "dlv_" + std::to_string(job.seq);
-    d.jobSeq = job.seq;
-    const json args = job.args.Parse();
-    d.eventId = args.value("eventId", "");
-    d.endpointId = args.value("endpointId", "");
-    d.attempt = args.value("attempt", std::int64_t{1});
-    d.status = job.running ? "in_flight" : "scheduled";
-    d.scheduledAt = job.dueMs;
-    if (const Event* ev = s.FindEvent(d.eventId)) d.eventType = ev->type;
-    if (const WebhookEndpoint* ep = s.webhookEndpoints.Find(d.endpointId)) {
-      d.accountId = ep->accountId;
-      d.url = ep->url;
-      d.consecutiveFailures = ep->consecutiveFailures;
-    }
+    DeliveryAttempt d = AttemptOfJob(s, job, job.running ? DeliveryStatus::kInFlight : DeliveryStatus::kScheduled);
     if (keep(d)) out.push_back(std::move(d));
   }
   // Attempts that fall due at the same instant run in parallel and finish in any order; sorting

@@ -73,6 +73,8 @@ Operation Parse(const json& e) {
   op.access = Word<Access>(text("access"), {{"workspace", Access::kWorkspace}, {"account", Access::kAccount},
                                             {"control", Access::kControl}});
   op.body = Word<BodyFormat>(text("body"), {{"json", BodyFormat::kJson}, {"yaml", BodyFormat::kYaml}});
+  if (e.contains("bodyLimit"))
+    op.bodyLimit = Word<BodySize>(text("bodyLimit"), {{"normal", BodySize::kNormal}, {"large", BodySize::kLarge}});
   op.request = SchemaName(text("request"));
   if (e.at("response").is_string()) op.response = SchemaName(text("response"));
   op.envelope = Word<Envelope>(text("envelope"), {{"status_message_data", Envelope::kStatusMessageData},

@@ -25,6 +25,10 @@ enum class Access {
 // which is YAML the handler parses itself (so its errors can name lines).
 enum class BodyFormat { kJson, kYaml };
 
+// How large a body an operation takes: normal is --max-body-bytes; large is --max-state-bytes, for
+// the operations whose body is a whole world (a state dump, a scenario with its fixtures).
+enum class BodySize { kNormal, kLarge };
+
 // Part 4 intro: most answers are {status, message, data} with status mirroring HTTP; some
 // endpoints state another body.
 enum class Envelope {
@@ -43,6 +47,7 @@ struct Operation {
   std::string part;     // "Part 4.4", or "control plane"
   Access access = Access::kWorkspace;
   BodyFormat body = BodyFormat::kJson;
+  BodySize bodyLimit = BodySize::kNormal;  // "bodyLimit", optional in the catalogue
   std::string request;   // registry name: "requests/domains.list"
   std::string response;  // registry name: "responses/domains.list"; "" for a /_sim operation
   Envelope envelope = Envelope::kStatusMessageData;

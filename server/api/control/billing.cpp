@@ -2,7 +2,6 @@
 
 #include "api/shapes.hpp"
 #include "model/invoices.hpp"
-#include "model/placement_tests.hpp"
 #include "model/wallet.hpp"
 
 namespace emsim::api {
@@ -31,22 +30,9 @@ json InvoiceJson(const std::string& base_url, const model::Invoice& inv) {
           {"amountCents", inv.amountCents},
           {"currency", inv.currency},
           {"status", inv.status},
-          {"paidWith", inv.paidWith.empty() ? json(nullptr) : json(inv.paidWith)},
+          {"paidWith", inv.paidWith == model::PaidWith::kUnpaid ? json(nullptr) : json(inv.paidWith)},
           {"createdAt", model::FormatIso(inv.createdAt)},
           {"paidAt", inv.paidAt ? json(model::FormatIso(*inv.paidAt)) : json(nullptr)}};
-}
-
-json CheckoutJson(const std::string& base_url, const model::PlacementCart& c) {
-  return {{"cartOrderId", c.id},
-          {"status", c.status},
-          {"testName", c.testName},
-          {"placementType", c.placementType},
-          {"mailboxCount", static_cast<std::int64_t>(c.orderIds.size())},
-          {"amount", model::FormatDecimal(c.totalCostCents)},
-          {"amountCents", c.totalCostCents},
-          {"invoiceId", c.invoiceId},
-          {"invoiceUrl", InvoiceUrl(base_url, c.invoiceId)},
-          {"completeUrl", PlacementCheckoutUrl(base_url, c.id) + "/complete"}};
 }
 
 }  // namespace
@@ -83,22 +69,6 @@ app::Reply SimGetInvoice(app::Ctx& ctx) {
     if (!inv) return inv.error();
     return app::Json(InvoiceJson(ctx.svc.baseUrl, **inv));
   });
-}
-
-app::Reply SimGetPlacementCheckout(app::Ctx& ctx) {
-  return ctx.Read([&](const model::State& s) -> app::Reply {
-    const model::PlacementCart* c = s.placementCarts.Find(ctx.req.params.at("id"));
-    if (!c || !c->checkoutSession) return model::Error::NotFound("Placement checkout " + ctx.req.params.at("id") + " not found");
-    return app::Json(CheckoutJson(ctx.svc.baseUrl, *c));
-  });
-}
-
-app::Reply SimCompletePlacementCheckout(app::Ctx& ctx) {
-  auto done = ctx.Write([&](model::State& s) {
-    return model::CompletePlacementCheckout(s, ctx.req.params.at("id"), ctx.now);
-  });
-  if (!done) return done.error();
-  return app::Json(CheckoutJson(ctx.svc.baseUrl, *done));
 }
 
 }  // namespace emsim::api

@@ -40,7 +40,7 @@ app::Reply SimListExports(app::Ctx& ctx) {
     for (const auto& x : s.exports) {
       if (!account->empty() && x.accountId != *account) continue;
       if (!workspace.empty() && x.workspaceId != workspace) continue;
-      if (!status.empty() && x.status != status) continue;
+      if (!status.empty() && core::NameOf(x.status) != status) continue;
       exports.push_back(ExportRecord(x));
     }
     return app::Json({{"exports", std::move(exports)}});
@@ -57,7 +57,7 @@ app::Reply SimGetExport(app::Ctx& ctx) {
     if (ctx.req.Query("format") != "csv") return app::Json(ExportRecord(*x));
     if (!x->csv)
       return model::Error::NotFound("Export " + id + " has no CSV" +
-                                    (x->status == "STARTED" ? " yet (status STARTED: advance the clock past exportSeconds)"
+                                    (x->status == model::ExportStatus::kStarted ? " yet (status STARTED: advance the clock past exportSeconds)"
                                                             : " (MANUAL was not among its apps)"));
     http::Response res{200, nullptr, *x->csv, "text/csv; charset=utf-8", {}};
     res.headers.emplace_back("Content-Disposition", "attachment; filename=\"mailboxes-" + x->id + ".csv\"");

@@ -21,7 +21,7 @@ json Buy(const std::string& type, std::vector<std::string> mailbox_ids, const st
 std::map<std::string, std::string> OrderStatuses(TestServer& server) {
   return server.svc().store.Read([](const model::State& s) {
     std::map<std::string, std::string> out;
-    for (const auto& t : s.placementTests) out[t.id] = t.status;
+    for (const auto& t : s.placementTests) out[t.id] = core::NameOf(t.status);
     return out;
   });
 }
@@ -398,7 +398,7 @@ TEST(PlacementTests, FiftyConcurrentOneTimePurchasesNeverOverdrawAndLoseNoCent) 
     std::int64_t paid_cents = 0;
     int paid = 0;
     for (const auto& inv : s.invoices)
-      if (inv.paidWith == "WALLET") {
+      if (inv.paidWith == model::PaidWith::kWallet) {
         paid_cents += inv.amountCents;
         ++paid;
       }

@@ -69,7 +69,8 @@ TEST(SimWallet, ResetRestoresTheFixtureWalletAndDumpLoadKeepsMoneyRecords) {
   EXPECT_EQ(server.Get(invoice_path, "").status, 200);
   // The pending step survived the dump too: the order still completes.
   server.Advance("16m");
-  EXPECT_EQ(server.svc().store.Read([](const model::State& s) { return s.placementTests.begin()->status; }), "COMPLETED");
+  EXPECT_EQ(server.svc().store.Read([](const model::State& s) { return s.placementTests.begin()->status; }),
+            model::PlacementTestStatus::kCompleted);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "api/control/scenarios.hpp"
 #include "api/routes.hpp"
 #include "cli/app.hpp"
+#include "http/server.hpp"
 #include "schema/catalogue.hpp"
 #include "schema/registry.hpp"
 
@@ -227,6 +228,48 @@ TEST(CatalogueStartup, EmsimRefusesToStartWhenTheCatalogueAndTheHandlersDisagree
         << e;
   }
   EXPECT_EQ(StartupErrorWith(cli::DefaultSchemasDir()), "");
+}
+
+// The body limit is the catalogue's word: an entry without bodyLimit takes --max-body-bytes, one
+// with "large" --max-state-bytes, whatever its id (the router names no operation).
+TEST(CatalogueStartup, TheBodyLimitOfARouteComesFromItsCatalogueEntry) {
+  EditedSchemas moved("body-limit", [](json& ops) {
+    for (auto& op : ops) {
+      if (op["id"] == "sim.state.put") op.erase("bodyLimit");
+      if (op["id"] == "sim.events.trigger") op["bodyLimit"] = "large";
+    }
+  });
+  app::Options o;
+  o.schemasDir = moved.Dir();
+  o.clockMode = runtime::ClockMode::kManual;
+  o.maxBodyBytes = 1000;
+  o.maxStateBytes = 50000;
+  cli::App edited(o);
+  const http::RequestHandler& router = *edited.services().pipeline;
+  EXPECT_EQ(router.BodyLimit("PUT", "/_sim/state"), 1000u);
+  EXPECT_EQ(router.BodyLimit("POST", "/_sim/events"), 50000u);
+  EXPECT_EQ(router.BodyLimit("GET", "/_sim/events"), 1000u);  // another entry of the same path
+  EXPECT_EQ(router.BodyLimit("POST", "/_sim/scenarios/run"), 50000u);  // untouched: still large
+  EXPECT_EQ(router.BodyLimit("POST", "/v9/nowhere"), 1000u);
+
+  o.schemasDir = cli::DefaultSchemasDir();
+  cli::App stock(o);
+  EXPECT_EQ(stock.services().pipeline->BodyLimit("PUT", "/_sim/state"), 50000u);
+  EXPECT_EQ(stock.services().pipeline->BodyLimit("POST", "/_sim/events"), 1000u);
+  EXPECT_EQ(stock.services().pipeline->BodyLimit("POST", "/v2/placement-tests/purchase"), 1000u);
+}
+
+TEST_F(CatalogueTest, BodyLimitIsNormalUnlessAnEntrySaysLarge) {
+  const schema::Catalogue& ops = Registry().Operations();
+  for (const auto& op : ops.All()) {
+    const bool whole_world = op.id == "sim.state.put" || op.id == "sim.scenarios.run";
+    EXPECT_EQ(op.bodyLimit, whole_world ? schema::BodySize::kLarge : schema::BodySize::kNormal) << op.id;
+  }
+  const auto routes = api::Routes(ops);
+  for (size_t i = 0; i < routes.size(); ++i) EXPECT_EQ(routes[i].bodyLimit, ops.All()[i].bodyLimit) << ops.All()[i].id;
+  const std::string problem = ProblemAfter([](json& ops) { ops[0]["bodyLimit"] = "huge"; });
+  EXPECT_NE(problem.find("operations[0] (workspaces.list): bodyLimit must be one of normal, large"), std::string::npos)
+      << problem;
 }
 
 // Responses and events have oneOf branches (no request schema does): their messages name the

@@ -109,7 +109,7 @@ TEST(WebhooksModel, DisablingDropsExactlyTheEndpointsOwnPendingDeliveries) {
   DisableEndpoint(s, *quoted, "test", false, kT0);
   int dropped = 0;
   for (const auto& d : s.deliveries) {
-    if (d.status != "dropped") continue;
+    if (d.status != DeliveryStatus::kDropped) continue;
     ++dropped;
     EXPECT_EQ(d.endpointId, "we_\"odd\"\\id");
     EXPECT_EQ(d.attempt, 2);
@@ -136,7 +136,7 @@ TEST(WebhooksModel, TheTwentiethConsecutiveFailureDisablesAndDropsPendingDeliver
   EXPECT_EQ(s.notifications[0].to, "acc_a@example.com");
   EXPECT_TRUE(s.jobs.empty()) << "pending retries dropped";
   int dropped = 0;
-  for (const auto& d : s.deliveries) dropped += d.status == "dropped";
+  for (const auto& d : s.deliveries) dropped += d.status == DeliveryStatus::kDropped;
   EXPECT_EQ(dropped, 19) << "the 19 retries pending; the 20th failure scheduled none";
   // Nothing more for a disabled endpoint.
   s.Emit("domain.updated", "acc_a", json::object(), kT0 + kMinute);
@@ -189,7 +189,7 @@ TEST(WebhooksModel, DisablingAnEndpointLeavesItsAttemptInFlightToBeRecordedWithN
   AttemptOutcome failed;
   failed.status = 500;
   const auto& d = FinishAttempt(s, *plan, failed, kT0);
-  EXPECT_EQ(d.status, "failed");
+  EXPECT_EQ(d.status, DeliveryStatus::kFailed);
   EXPECT_FALSE(d.nextAttemptAt);
   EXPECT_TRUE(s.jobs.empty());
   EXPECT_EQ(s.webhookEndpoints.Find(id)->consecutiveFailures, 0) << "a disabled endpoint counts no more failures";

@@ -2,6 +2,7 @@
 // its scheduled steps, DNS shield plan lookup.
 #include <gtest/gtest.h>
 
+#include "model/checkouts.hpp"
 #include "model/dns_shield.hpp"
 #include "model/placement_tests.hpp"
 #include "model/wallet.hpp"
@@ -77,7 +78,7 @@ TEST(PlacementModel, OneTimePurchaseDebitsAndSchedulesTheFirstStep) {
   EXPECT_EQ(job.dueMs, 1000 + 60 * kSecond);
 
   AdvancePlacementTests(s, job.args.Parse(), job.dueMs);
-  EXPECT_EQ(s.placementTests.Find(r->orders[0].id)->status, "RUNNING");
+  EXPECT_EQ(s.placementTests.Find(r->orders[0].id)->status, PlacementTestStatus::kRunning);
   EXPECT_EQ(s.events.size(), 2u);
 }
 
@@ -155,7 +156,7 @@ TEST(PlacementModel, TheStepJobsArgumentsAreTheTextOfTheirObject) {
   cart.id = "we\"ird\\id\n\xc3\xa9";
   cart.accountId = "acc";
   cart.workspaceId = "ws";
-  cart.status = "AWAITING_PAYMENT";
+  cart.status = CartStatus::kAwaitingPayment;
   cart.checkoutSession = true;
   s.placementCarts.Insert(cart);
   ASSERT_TRUE(CompletePlacementCheckout(s, cart.id, 2000).ok());

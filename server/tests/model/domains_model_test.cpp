@@ -2,6 +2,7 @@
 // events they emit. No sockets: a small State built by hand.
 #include <gtest/gtest.h>
 
+#include "model/checkouts.hpp"
 #include "model/domain_purchase.hpp"
 #include "model/domains.hpp"
 
@@ -162,7 +163,7 @@ TEST(DomainPurchase, WalletPaysAtOnceAndTheDomainStartsPending) {
   EXPECT_TRUE(r->paidFromWallet);
   EXPECT_EQ(s.accounts.Find("acc_ann")->walletCents, 5000 - 3900);
   EXPECT_EQ(r->checkout->status, CheckoutStatus::kPaid);
-  EXPECT_EQ(r->checkout->paidWith, "WALLET");
+  EXPECT_EQ(r->checkout->paidWith, PaidWith::kWallet);
   const Domain* d = s.domains.Find(*r->checkout->domainId);
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->domain, "gamma.io");
@@ -217,17 +218,17 @@ TEST(DomainPurchase, CompletingACheckoutCreatesTheDomainOnceOnly) {
   auto r = BuyDomain(s, kAnn, "gamma.com", 1, false, kNow);
   ASSERT_TRUE(r.ok());
   const std::string id = r->checkout->id;
-  auto done = CompleteCheckout(s, id, kNow + kMinute);
+  auto done = CompleteDomainCheckout(s, id, kNow + kMinute);
   ASSERT_TRUE(done.ok());
   EXPECT_EQ((*done)->status, CheckoutStatus::kPaid);
-  EXPECT_EQ((*done)->paidWith, "CHECKOUT");
+  EXPECT_EQ((*done)->paidWith, PaidWith::kCheckout);
   EXPECT_EQ(s.domains.Find(*(*done)->domainId)->status, DomainStatus::kPending);
   EXPECT_EQ(s.accounts.Find("acc_ann")->walletCents, 5000);  // paid outside the wallet
-  auto again = CompleteCheckout(s, id, kNow + 2 * kMinute);
+  auto again = CompleteDomainCheckout(s, id, kNow + 2 * kMinute);
   ASSERT_FALSE(again.ok());
   EXPECT_NE(again.error().errors[0].msg.find("already paid"), std::string::npos);
   EXPECT_EQ(s.domains.size(), 4u);
-  EXPECT_EQ(CompleteCheckout(s, "chk_nope", kNow).error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(CompleteDomainCheckout(s, "chk_nope", kNow).error().code, ErrorCode::kNotFound);
 }
 
 TEST(DomainPurchase, CheckoutForANameTakenMeanwhileFails) {
@@ -236,8 +237,8 @@ TEST(DomainPurchase, CheckoutForANameTakenMeanwhileFails) {
   const std::string first_id = first->checkout->id;
   ASSERT_TRUE(BuyDomain(s, {"acc_bob", "ws_bob"}, "gamma.com", 1, false, kNow).ok());
   const std::string second_id = s.checkouts.rows().back().id;
-  ASSERT_TRUE(CompleteCheckout(s, second_id, kNow).ok());
-  auto late = CompleteCheckout(s, first_id, kNow);
+  ASSERT_TRUE(CompleteDomainCheckout(s, second_id, kNow).ok());
+  auto late = CompleteDomainCheckout(s, first_id, kNow);
   ASSERT_FALSE(late.ok());
   EXPECT_EQ(late.error().errors[0].param, "domainName");
   EXPECT_EQ(s.checkouts.Find(first_id)->status, CheckoutStatus::kPending);

@@ -185,7 +185,7 @@ TEST(StartExport, RecordsStartedExportSchedulesTheJobAndEmitsStarted) {
   ASSERT_TRUE(id.ok());
   const MailboxExport* x = s.exports.Find(*id);
   ASSERT_NE(x, nullptr);
-  EXPECT_EQ(x->status, "STARTED");
+  EXPECT_EQ(x->status, ExportStatus::kStarted);
   EXPECT_EQ(x->mailboxIds, (std::vector<std::string>{"m1", "m2", "m3", "m4"}));
   EXPECT_FALSE(x->csv.has_value());
   ASSERT_EQ(s.jobs.size(), 1u);
@@ -206,7 +206,7 @@ TEST(RunExport, ManualWritesTheCsvAndCompletes) {
   ASSERT_TRUE(id.ok());
   RunExport(s, *id, kNow + 2 * kMinute);
   const MailboxExport* x = s.exports.Find(*id);
-  EXPECT_EQ(x->status, "COMPLETED");
+  EXPECT_EQ(x->status, ExportStatus::kCompleted);
   EXPECT_EQ(x->completedAt, kNow + 2 * kMinute);
   EXPECT_EQ(*x->csv, "email,firstName,lastName,status,domain\r\njane@a.com,Jane,Doe,ACTIVE,a.com\r\n");
   ASSERT_EQ(s.events.size(), 2u);
@@ -223,20 +223,20 @@ TEST(RunExport, ThirdPartyAppWithoutCredentialsFailsAndWithCredentialsSends) {
   auto first = StartExport(s, kA, Req({"MANUAL", "INSTANTLY"}), kNow);
   RunExport(s, *first, kNow + kMinute);
   const MailboxExport* x = s.exports.Find(*first);
-  EXPECT_EQ(x->status, "FAILED");
+  EXPECT_EQ(x->status, ExportStatus::kFailed);
   ASSERT_TRUE(x->failureReason.has_value());
   EXPECT_NE(x->failureReason->find("INSTANTLY"), std::string::npos);
   ASSERT_EQ(x->results.size(), 2u);
-  EXPECT_EQ(x->results[0].status, "COMPLETED");  // the CSV is still written
+  EXPECT_EQ(x->results[0].status, ExportStatus::kCompleted);  // the CSV is still written
   EXPECT_TRUE(x->csv.has_value());
-  EXPECT_EQ(x->results[1].status, "FAILED");
+  EXPECT_EQ(x->results[1].status, ExportStatus::kFailed);
   EXPECT_EQ(s.events.back().type, "export.failed");
 
   ASSERT_TRUE(UpdateThirdPartyAccount(s, kA, {"INSTANTLY", "Ops@Example.com", "sha256:aa"}, kNow + 2 * kMinute).ok());
   auto second = StartExport(s, kA, Req({"INSTANTLY"}), kNow + 3 * kMinute);
   RunExport(s, *second, kNow + 4 * kMinute);
   x = s.exports.Find(*second);
-  EXPECT_EQ(x->status, "COMPLETED");
+  EXPECT_EQ(x->status, ExportStatus::kCompleted);
   EXPECT_EQ(x->results[0].accountEmail, "ops@example.com");
   EXPECT_EQ(x->results[0].sentMailboxes,
             (std::vector<std::string>{"jane@a.com", "sam@a.com", "lee@b.com", "ana@b.com"}));

@@ -1,0 +1,58 @@
+#include "api/control/checkouts.hpp"
+
+#include "api/shapes.hpp"
+#include "model/checkouts.hpp"
+
+namespace emsim::api {
+
+namespace {
+
+json PlacementCheckoutJson(const std::string& base_url, const model::PlacementCart& c) {
+  return {{"cartOrderId", c.id},
+          {"status", c.status},
+          {"testName", c.testName},
+          {"placementType", c.placementType},
+          {"mailboxCount", static_cast<std::int64_t>(c.orderIds.size())},
+          {"amount", model::FormatDecimal(c.totalCostCents)},
+          {"amountCents", c.totalCostCents},
+          {"invoiceId", c.invoiceId},
+          {"invoiceUrl", InvoiceUrl(base_url, c.invoiceId)},
+          {"completeUrl", PlacementCheckoutUrl(base_url, c.id) + "/complete"}};
+}
+
+}  // namespace
+
+app::Reply SimGetCheckout(app::Ctx& ctx) {
+  return ctx.Read([&](const model::State& s) -> app::Reply {
+    auto c = model::FindDomainCheckout(s, ctx.req.params.at("id"));
+    if (!c) return c.error();
+    return app::Json(CheckoutRecord(**c, DomainCheckoutUrl(ctx.svc.baseUrl, (*c)->id)));
+  });
+}
+
+app::Reply SimCompleteCheckout(app::Ctx& ctx) {
+  return ctx.Write([&](model::State& s) -> app::Reply {
+    auto c = model::CompleteDomainCheckout(s, ctx.req.params.at("id"), ctx.now);
+    if (!c) return c.error();
+    return app::Json({{"checkout", CheckoutRecord(**c, DomainCheckoutUrl(ctx.svc.baseUrl, (*c)->id))},
+                      {"domain", DomainListRecord(s, *s.domains.Find(*(*c)->domainId))}});
+  });
+}
+
+app::Reply SimGetPlacementCheckout(app::Ctx& ctx) {
+  return ctx.Read([&](const model::State& s) -> app::Reply {
+    auto c = model::FindPlacementCheckout(s, ctx.req.params.at("id"));
+    if (!c) return c.error();
+    return app::Json(PlacementCheckoutJson(ctx.svc.baseUrl, **c));
+  });
+}
+
+app::Reply SimCompletePlacementCheckout(app::Ctx& ctx) {
+  auto done = ctx.Write([&](model::State& s) {
+    return model::CompletePlacementCheckout(s, ctx.req.params.at("id"), ctx.now);
+  });
+  if (!done) return done.error();
+  return app::Json(PlacementCheckoutJson(ctx.svc.baseUrl, *done));
+}
+
+}  // namespace emsim::api
