@@ -42,6 +42,15 @@ constexpr const char* kServeUsage = R"(Usage: emsim serve [flags]
   --journal-size N        requests kept by GET /_sim/requests (default 1000)
   --base-url URL          public URL used in links emsim hands out (default http://HOST:PORT)
 
+Durable state (README "Persistence"):
+  --data-dir DIR          keep the world in DIR/emsim.db (SQLite, WAL): every answer to a change
+                          is sent once the change is on disk, and a restart (even after kill -9)
+                          opens the world as it was. A new DIR starts from the fixtures. Also read
+                          from EMSIM_DATA_DIR. Default: in memory only
+  --durability full|process
+                          full: an answer survives a power cut (synchronous=FULL, the default);
+                          process: it survives emsim being killed, not the machine (NORMAL)
+
 Security and limits:
   --admin-token TOKEN     every /_sim request then needs 'Authorization: Bearer TOKEN' (else 401);
                           required when --host is not loopback (emsim refuses to start without it).
@@ -112,6 +121,7 @@ long long ParseNumber(const std::string& flag, const std::string& v) {
 int Serve(const std::vector<std::string>& args) {
   emsim::app::Options o;
   if (const char* token = std::getenv("EMSIM_ADMIN_TOKEN")) o.adminToken = token;
+  if (const char* dir = std::getenv("EMSIM_DATA_DIR")) o.dataDir = dir;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--help" || a == "-h") {
@@ -167,6 +177,14 @@ int Serve(const std::vector<std::string>& args) {
       o.webhookTimeoutMs = ParseNumber(flag, value);
       if (o.webhookTimeoutMs < 1) Die("--webhook-timeout-ms must be at least 1");
     } else if (flag == "--webhook-ca-file") o.webhookCaFile = value;
+    else if (flag == "--data-dir") {
+      if (value.empty()) Die("--data-dir needs a directory");
+      o.dataDir = value;
+    } else if (flag == "--durability") {
+      if (value == "full") o.durability = emsim::runtime::Durability::kFull;
+      else if (value == "process") o.durability = emsim::runtime::Durability::kProcess;
+      else Die("--durability must be full or process, got '" + value + "'");
+    }
     else Die("unknown flag '" + a + "' (see emsim serve --help)");
   }
 
