@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -489,6 +490,10 @@ void Persister::CommitBatch(std::deque<Pending>& batch) {
       step(put_meta_);
     }
     Exec("COMMIT");
+    // A whole world written (the first start, a reset, a state load): moved into the main file at
+    // once, so the file alone holds a world even if the WAL is later lost.
+    if (std::any_of(batch.begin(), batch.end(), [](const Pending& p) { return p.changes.replace; }))
+      sqlite3_exec(db_, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
   } catch (...) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     throw;
