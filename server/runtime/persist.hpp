@@ -12,6 +12,7 @@
 // GET /_sim/state shows it (`sqlite3 DIR/emsim.db "select id, body->>'status' from domains"`).
 // At start the rows are assembled into a state document and loaded by model::LoadState, so a row
 // is checked exactly as a state load or fixture is.
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -20,6 +21,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "model/state.hpp"
@@ -120,7 +122,9 @@ class Persister {
   Durability durability_;
   int lock_fd_ = -1;
   sqlite3* db_ = nullptr;
-  std::vector<sqlite3_stmt*> put_, del_, clear_;  // per table of kTables
+  std::vector<sqlite3_stmt*> put_, update_, del_, clear_;  // per table of kTables
+  // The rowid of each record's row, per table keyed by id (the writer's; filled by Read).
+  std::vector<std::unordered_map<std::string, std::int64_t>> rowids_;
   sqlite3_stmt* put_meta_ = nullptr;
 
   // Append-only parts at the start of the open write transaction.
@@ -128,9 +132,12 @@ class Persister {
 
   const Clock* clock_ = nullptr;
   std::mutex mu_;
-  std::condition_variable queued_cv_, done_cv_;
-  std::deque<Pending> queue_;
-  std::uint64_t next_ticket_ = 1, committed_ = 0;
+  std::condition_variable queued_cv_;
+  std::deque<Pending> queue_;  // not yet taken by the writer
+  std::uint64_t next_ticket_ = 1;
+  std::atomic<std::uint64_t> committed_{0};  // the last ticket on disk
+  std::atomic<bool> failed_flag_{false};
+  std::atomic<std::uint64_t> batches_done_{0};  // what waiters sleep on: +1 per batch, done or failed
   std::int64_t batches_ = 0;
   std::string failed_;  // the error that stopped the writer, if any
   bool stop_ = false;
