@@ -9,6 +9,7 @@
 #include "http/server.hpp"
 #include "fixture/fixtures.hpp"
 #include "runtime/log.hpp"
+#include "cli/state_command.hpp"
 
 namespace emsim::cli {
 
@@ -39,6 +40,21 @@ App::App(Options options) : options_(std::move(options)) {
     throw StartupError(std::string("schemas: ") + e.what());
   }
   if (!fixture_error.empty()) throw StartupError("fixture: " + fixture_error);  // after a schema error, as ever
+  // --state: a dump is the world emsim boots with, and the one a reset returns to.
+  if (!options_.stateFile.empty()) {
+    try {
+      const json doc = ReadStateFile(options_.stateFile);
+      fixture.state = model::LoadState(doc);
+      fixture.rebuild = {};
+      const json clock = doc.value("clock", json::object());
+      const json epoch = clock.is_object() ? clock.value("epochMs", json()) : json();
+      if (epoch.is_number_integer() && epoch.get<model::Millis>() >= 0 && epoch.get<model::Millis>() <= runtime::Clock::kLatest)
+        fixture.clockStart = epoch.get<model::Millis>();
+    } catch (const std::exception& e) {
+      throw StartupError(std::string(e.what()).rfind("--state", 0) == 0 ? e.what()
+                                                                         : "--state " + options_.stateFile + ": " + e.what());
+    }
+  }
   model::Millis start = runtime::Clock::WallNow();
   if (options_.clockMode == runtime::ClockMode::kManual) start = options_.startTime.value_or(fixture.clockStart.value_or(start));
   else if (options_.startTime) start = *options_.startTime;

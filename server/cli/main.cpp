@@ -9,6 +9,7 @@
 
 #include "cli/app.hpp"
 #include "cli/scenario_command.hpp"
+#include "cli/state_command.hpp"
 #include "model/money.hpp"
 #include "core/time.hpp"
 #include "fixture/fixture_gen.hpp"
@@ -23,6 +24,9 @@ Usage:
                            write a synthetic fixture of any size to stdout
                            (see `emsim fixtures generate --help`)
   emsim scenario run FILE...  run scenario files (see `emsim scenario --help`)
+  emsim state dump|load --url URL [FILE]
+                           take a running emsim's world as a document, or load one into it
+                           (see `emsim state --help`)
   emsim --help             this text
   emsim --version          print the version
 )";
@@ -32,6 +36,8 @@ constexpr const char* kServeUsage = R"(Usage: emsim serve [flags]
   --host HOST             address to listen on (default 127.0.0.1)
   --port N                port (default 8080); 0 picks a free port, printed in the ready line
   --fixtures FILE         seed data (default: the repository's fixtures/default.yaml)
+  --state FILE            boot from a GET /_sim/state?secrets=true document (JSON or YAML) instead
+                          of the fixtures; a reset returns to it (its clock.epochMs starts a manual clock)
   --schemas DIR           JSON Schemas (default: the repository's schemas/)
   --clock real|manual     real: follows the wall clock; manual: frozen until POST /_sim/clock/advance
                           (default real)
@@ -146,6 +152,7 @@ int Serve(const std::vector<std::string>& args) {
       if (p > 65535) Die("--port must be 0..65535");
       o.port = static_cast<int>(p);
     } else if (flag == "--fixtures") o.fixtures = value;
+    else if (flag == "--state") o.stateFile = value;
     else if (flag == "--schemas") o.schemasDir = value;
     else if (flag == "--clock") {
       if (value == "real") o.clockMode = emsim::runtime::ClockMode::kReal;
@@ -268,6 +275,7 @@ int main(int argc, char** argv) {
   }
   if (args[0] == "serve") return Serve({args.begin() + 1, args.end()});
   if (args[0] == "scenario") return emsim::cli::ScenarioCommand({args.begin() + 1, args.end()});
+  if (args[0] == "state") return emsim::cli::StateCommand({args.begin() + 1, args.end()});
   if (args[0] == "fixtures") {
     if (args.size() >= 2 && args[1] == "generate") return Generate({args.begin() + 2, args.end()});
     std::cerr << "emsim: fixtures needs a command: generate\n" << kUsage;

@@ -13,20 +13,14 @@
 #include "runtime/clock.hpp"
 #include "runtime/persist.hpp"
 #include "runtime/store.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace emsim::runtime {
 namespace {
 
 using model::State;
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/emsim-persist-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-};
+using testing::TempDir;
 
 State SmallWorld() {
   State s;
@@ -43,6 +37,19 @@ State SmallWorld() {
   s.workspaces.Insert(w);
   return s;
 }
+
+// An emsim's store on a data dir, as App wires it: SmallWorld is both the world and the baseline,
+// written whole into a new directory. Members in this order so the writer stops before the clock.
+struct Running {
+  Clock clock;
+  Persister persister;
+  Store store;
+  explicit Running(const std::string& dir, Durability d = Durability::kFull, model::Millis start = 0)
+      : clock(ClockMode::kManual, start), persister(dir, d), store(SmallWorld(), SmallWorld()) {
+    persister.Start(clock);
+    store.Persist(persister, true);
+  }
+};
 
 // The world a new Persister reads from `dir`, loaded as emsim's start loads it.
 State Reopen(const std::string& dir) {
@@ -89,14 +96,9 @@ TEST(TableChanges, NotesRowsHandedOutMutablyAndNothingElse) {
 
 TEST(Persist, WritesReachTheFileAndReadBackTheSameWorld) {
   TempDir dir;
-  const State start = SmallWorld();
   {
-    Persister p(dir.path, Durability::kFull);
-    EXPECT_FALSE(p.HasData());
-    Clock clock(ClockMode::kManual, 1'700'000'000'000);
-    Store store(start, start);
-    p.Start(clock);
-    store.Persist(p, true);
+    Running r(dir.path);
+    Store& store = r.store;
     store.Write([](State& s) {
       s.accounts.Find("acc_1")->walletCents -= 250;
       model::Workspace w;
@@ -122,11 +124,8 @@ TEST(Persist, WritesReachTheFileAndReadBackTheSameWorld) {
 TEST(Persist, ResetIsDurableAndReturnsToTheBaseline) {
   TempDir dir;
   {
-    Persister p(dir.path, Durability::kProcess);
-    Clock clock(ClockMode::kManual, 0);
-    Store store(SmallWorld(), SmallWorld());
-    p.Start(clock);
-    store.Persist(p, true);
+    Running r(dir.path, Durability::kProcess, 0);
+    Store& store = r.store;
     store.Write([](State& s) { s.accounts.Find("acc_1")->walletCents = 1; });
     store.Reset();
     store.AwaitDurable();
@@ -137,19 +136,21 @@ TEST(Persist, ResetIsDurableAndReturnsToTheBaseline) {
 TEST(Persist, TheClockIsSavedWithEveryBatch) {
   TempDir dir;
   {
-    Persister p(dir.path, Durability::kFull);
-    Clock clock(ClockMode::kManual, 1000);
-    Store store(SmallWorld(), SmallWorld());
-    p.Start(clock);
-    store.Persist(p, true);
-    clock.Set(5000);
-    store.AwaitDurable();
+    Running r(dir.path, Durability::kFull, 1000);
+    r.clock.Set(5000);
+    r.store.AwaitDurable();
   }
   Persister p(dir.path, Durability::kFull);
   const Recovered r = p.Read();
   ASSERT_TRUE(r.clock);
   EXPECT_EQ((*r.clock)["mode"], "manual");
   EXPECT_EQ((*r.clock)["epochMs"], 5000);
+}
+
+TEST(Persist, ANewDirectoryHasNoWorld) {
+  TempDir dir;
+  Persister p(dir.path, Durability::kFull);
+  EXPECT_FALSE(p.HasData());
 }
 
 TEST(Persist, ASecondEmsimOnTheDirectoryIsRefusedNamingTheFirstsPid) {
@@ -166,12 +167,8 @@ TEST(Persist, ASecondEmsimOnTheDirectoryIsRefusedNamingTheFirstsPid) {
 TEST(Persist, ARowThatIsNotARecordIsRefusedNamingFileTableAndId) {
   TempDir dir;
   {
-    Persister p(dir.path, Durability::kFull);
-    Clock clock(ClockMode::kManual, 0);
-    Store store(SmallWorld(), SmallWorld());
-    p.Start(clock);
-    store.Persist(p, true);
-    store.AwaitDurable();
+    Running r(dir.path, Durability::kFull, 0);
+    r.store.AwaitDurable();
   }
   const std::string file = dir.path + "/emsim.db";
   Sql(file, "UPDATE workspaces SET body='{\"id\":\"ws_1\",' WHERE id='ws_1'");
@@ -189,12 +186,8 @@ TEST(Persist, ARowThatIsNotARecordIsRefusedNamingFileTableAndId) {
 TEST(Persist, ARowThatBreaksTheWorldsRulesIsNamedByTableAndId) {
   TempDir dir;
   {
-    Persister p(dir.path, Durability::kFull);
-    Clock clock(ClockMode::kManual, 0);
-    Store store(SmallWorld(), SmallWorld());
-    p.Start(clock);
-    store.Persist(p, true);
-    store.AwaitDurable();
+    Running r(dir.path, Durability::kFull, 0);
+    r.store.AwaitDurable();
   }
   Sql(dir.path + "/emsim.db", "UPDATE accounts SET body=json_set(body, '$.walletCents', 'lots') WHERE id='acc_1'");
   Persister p(dir.path, Durability::kFull);
