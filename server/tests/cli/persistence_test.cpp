@@ -40,7 +40,8 @@ TEST(DataDir, ARestartHasTheSameWorldClockAndPendingJobs) {
   EXPECT_EQ(s.Get("/_sim/clock", "").body["now"], "2026-01-01T09:01:00.000Z");
   s.Advance("16m");  // the job the first emsim scheduled runs in the second
   int orders = 0;
-  for (const auto& t : World(s)["placementTests"]) {
+  const json after = World(s);
+  for (const auto& t : after["placementTests"]) {
     if (t["cartOrderId"] != before["placementCarts"].back()["id"]) continue;
     EXPECT_EQ(t["status"], "COMPLETED") << t;
     ++orders;
