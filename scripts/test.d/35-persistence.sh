@@ -30,5 +30,5 @@ kill "$first_pid"; wait "$first_pid" 2>/dev/null
 check "EMSIM_DATA_DIR is the flag's variable" \
   bash -c "EMSIM_DATA_DIR='$tmp/d1' '$build/emsim' serve --port 0 >'$tmp/env.out' 2>&1 & p=\$!; for _ in \$(seq 200); do grep -q 'emsim ready' '$tmp/env.out' && break; sleep 0.05; done; kill \$p; wait \$p; grep -q 'world recovered from the data dir' '$tmp/env.out'"
 check "bad --durability is refused" bash -c "'$build/emsim' serve --durability sometimes 2>&1 | grep -q 'full or process'"
-echo "$pass passed, $fail failed"
+echo "persistence: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
