@@ -3,6 +3,9 @@
 set -euo pipefail
 pkgs=(g++ cmake ninja-build pkg-config libcpp-httplib-dev nlohmann-json3-dev libvalijson-dev libjemalloc-dev
       libyaml-dev libssl-dev libgtest-dev
+      # durable state (--data-dir): the library, the sqlite3 CLI the tests and README use, and
+      # python3 for the crash test (scripts/crash-test.py)
+      libsqlite3-dev sqlite3 python3
       # the fuzz tier (fuzz/run.sh): clang with libFuzzer and the sanitizer runtimes
       clang libclang-rt-14-dev)
 missing=()

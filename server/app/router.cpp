@@ -408,6 +408,9 @@ Response Router::Handle(RawRequest raw) {
     ctx.now = svc_.clock.Now();
     Reply reply = route.handler(ctx);
     ctx.EndTxn();
+    // With --data-dir an answer to anything that may have changed the world waits until the
+    // change is on disk (runtime/persist.hpp); in memory this returns at once.
+    if (req.method != "GET") svc_.store.AwaitDurable();
     if (!reply) return fail(reply.error());
     return Finish(req, std::move(reply.value()), started, false);
   } catch (const std::exception& e) {

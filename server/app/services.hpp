@@ -55,6 +55,10 @@ struct Options {
   bool strictWebhookUrls = false;         // https only, even for loopback hosts
   std::string webhookCaFile;              // CA bundle for https receivers with private certificates
   bool webhookInsecure = false;           // skip certificate verification of https receivers
+  // Durable state (runtime/persist.hpp): empty keeps the world in memory only.
+  std::string dataDir;
+  runtime::Durability durability = runtime::Durability::kFull;
+  std::string stateFile;  // --state: a GET /_sim/state document as the initial world
 };
 
 // errorId values (Part 7: UUID v4) come from their own generator, seeded like the state's but

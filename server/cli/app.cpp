@@ -9,6 +9,7 @@
 #include "http/server.hpp"
 #include "fixture/fixtures.hpp"
 #include "runtime/log.hpp"
+#include "cli/state_command.hpp"
 
 namespace emsim::cli {
 
@@ -39,11 +40,40 @@ App::App(Options options) : options_(std::move(options)) {
     throw StartupError(std::string("schemas: ") + e.what());
   }
   if (!fixture_error.empty()) throw StartupError("fixture: " + fixture_error);  // after a schema error, as ever
+  // --state: a dump is the world emsim boots with, and the one a reset returns to.
+  if (!options_.stateFile.empty()) {
+    try {
+      const json doc = ReadStateFile(options_.stateFile);
+      fixture.state = model::LoadState(doc);
+      fixture.rebuild = {};
+      const json clock = doc.value("clock", json::object());
+      const json epoch = clock.is_object() ? clock.value("epochMs", json()) : json();
+      if (epoch.is_number_integer() && epoch.get<model::Millis>() >= 0 && epoch.get<model::Millis>() <= runtime::Clock::kLatest)
+        fixture.clockStart = epoch.get<model::Millis>();
+    } catch (const std::exception& e) {
+      throw StartupError(std::string(e.what()).rfind("--state", 0) == 0 ? e.what()
+                                                                         : "--state " + options_.stateFile + ": " + e.what());
+    }
+  }
   model::Millis start = runtime::Clock::WallNow();
   if (options_.clockMode == runtime::ClockMode::kManual) start = options_.startTime.value_or(fixture.clockStart.value_or(start));
   else if (options_.startTime) start = *options_.startTime;
-  store_ = std::make_unique<runtime::Store>(std::move(fixture.state), std::move(fixture.rebuild));
+  std::optional<json> saved_clock;
+  if (options_.dataDir.empty()) {
+    store_ = std::make_unique<runtime::Store>(std::move(fixture.state), std::move(fixture.rebuild));
+  } else {
+    saved_clock = OpenDataDir(fixture);
+  }
   clock_ = std::make_unique<runtime::Clock>(options_.clockMode, start);
+  if (saved_clock) RestoreClock(*clock_, *saved_clock);
+  if (persister_) {
+    persister_->Start(*clock_);
+    try {
+      persister_->Sync();  // a new data dir holds its first world before anything is served
+    } catch (const std::exception& e) {
+      throw StartupError(e.what());
+    }
+  }
   scheduler_ = std::make_unique<runtime::Scheduler>(*store_, *clock_);
   journal_ = std::make_unique<runtime::Journal>(options_.journalCapacity);
   error_ids_ = std::make_unique<ErrorIds>(options_.seed);
@@ -78,7 +108,55 @@ App::App(Options options) : options_(std::move(options)) {
   runtime::ReturnFreedPages();  // what loading used and freed: ~1 MiB of the default start's RSS
 }
 
-App::~App() { Stop(); }
+App::~App() {
+  Stop();
+  persister_.reset();  // its writer reads the clock: it stops before the clock goes
+}
+
+// --data-dir: the world the directory holds, or, for a new one, the fixtures written into it.
+// Reset still returns to the fixtures. Answers the clock the directory saved, if any.
+std::optional<json> App::OpenDataDir(fixture::Fixture& fixture) {
+  std::optional<json> clock;
+  try {
+    persister_ = std::make_unique<runtime::Persister>(options_.dataDir, options_.durability);
+    if (!persister_->walReport().empty()) runtime::Log("warn", "recovered a torn WAL", {{"report", persister_->walReport()}});
+    if (!persister_->HasData()) {
+      store_ = std::make_unique<runtime::Store>(std::move(fixture.state), std::move(fixture.rebuild));
+      store_->Persist(*persister_, true);
+      return clock;
+    }
+    runtime::Recovered saved = persister_->Read();
+    model::State current;
+    try {
+      current = model::LoadState(saved.state);
+    } catch (const std::exception& e) {
+      throw StartupError(persister_->Describe(e.what(), saved.state));
+    }
+    clock = saved.clock;
+    runtime::Log("info", "world recovered from the data dir",
+                 {{"file", persister_->path()}, {"batch", saved.batch}, {"mailboxes", current.mailboxes.size()},
+                  {"jobs", current.jobs.size()}});
+    if (fixture.rebuild) store_ = std::make_unique<runtime::Store>(std::move(current), std::move(fixture.rebuild));
+    else store_ = std::make_unique<runtime::Store>(std::move(current), std::move(fixture.state));
+    store_->Persist(*persister_, false);
+  } catch (const runtime::PersistError& e) {
+    throw StartupError(e.what());
+  }
+  return clock;
+}
+
+// The clock as the data dir saved it: a manual clock at its `now`, a real one with its offset
+// from the wall clock (the time that passed while emsim was down has passed for it too).
+void App::RestoreClock(runtime::Clock& clock, const json& saved) {
+  if (!saved.is_object() || !saved.value("epochMs", json()).is_number_integer())
+    throw StartupError(persister_->path() + ": table meta, id clock: not {mode, epochMs, offsetMs}");
+  const bool real = saved.value("mode", "") == "real";
+  const model::Millis now = real ? runtime::Clock::WallNow() + saved.value("offsetMs", model::Millis{0})
+                                 : saved.at("epochMs").get<model::Millis>();
+  if (now < 0 || now > runtime::Clock::kLatest)
+    throw StartupError(persister_->path() + ": table meta, id clock: the time is outside the years 1970 to 9999");
+  clock.Restore(real ? runtime::ClockMode::kReal : runtime::ClockMode::kManual, now);
+}
 
 // DESIGN.md gap decision: /_sim can reset the world, dump every API key and inject faults, so it
 // is open only on loopback. Any other bind (0.0.0.0, a LAN address, a name that resolves beyond

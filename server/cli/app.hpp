@@ -2,6 +2,7 @@
 // Wires clock, scheduler, store, schema registry, router and HTTP server. Tests construct an
 // App on port 0 in-process; main() constructs one from flags.
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -18,6 +19,10 @@ class HttpServer;
 }  // namespace emsim::http
 namespace emsim::events {
 class Dispatcher;
+}
+
+namespace emsim::fixture {
+struct Fixture;
 }
 
 namespace emsim::cli {
@@ -58,9 +63,13 @@ class App {
   const std::string& fixturePath() const { return fixture_path_; }
 
  private:
+  std::optional<json> OpenDataDir(fixture::Fixture& fixture);
+  void RestoreClock(runtime::Clock& clock, const json& saved);
+
   Options options_;
   std::string fixture_path_;
   std::unique_ptr<schema::Registry> schemas_;
+  std::unique_ptr<runtime::Persister> persister_;  // --data-dir; outlives the store
   std::unique_ptr<runtime::Store> store_;
   std::unique_ptr<runtime::Clock> clock_;
   std::unique_ptr<runtime::Scheduler> scheduler_;

@@ -9,6 +9,7 @@
 
 #include "cli/app.hpp"
 #include "cli/scenario_command.hpp"
+#include "cli/state_command.hpp"
 #include "model/money.hpp"
 #include "core/time.hpp"
 #include "fixture/fixture_gen.hpp"
@@ -23,6 +24,9 @@ Usage:
                            write a synthetic fixture of any size to stdout
                            (see `emsim fixtures generate --help`)
   emsim scenario run FILE...  run scenario files (see `emsim scenario --help`)
+  emsim state dump|load --url URL [FILE]
+                           take a running emsim's world as a document, or load one into it
+                           (see `emsim state --help`)
   emsim --help             this text
   emsim --version          print the version
 )";
@@ -32,6 +36,8 @@ constexpr const char* kServeUsage = R"(Usage: emsim serve [flags]
   --host HOST             address to listen on (default 127.0.0.1)
   --port N                port (default 8080); 0 picks a free port, printed in the ready line
   --fixtures FILE         seed data (default: the repository's fixtures/default.yaml)
+  --state FILE            boot from a GET /_sim/state?secrets=true document (JSON or YAML) instead
+                          of the fixtures; a reset returns to it (its clock.epochMs starts a manual clock)
   --schemas DIR           JSON Schemas (default: the repository's schemas/)
   --clock real|manual     real: follows the wall clock; manual: frozen until POST /_sim/clock/advance
                           (default real)
@@ -41,6 +47,15 @@ constexpr const char* kServeUsage = R"(Usage: emsim serve [flags]
   --log-format text|json  log line format on stderr (default text)
   --journal-size N        requests kept by GET /_sim/requests (default 1000)
   --base-url URL          public URL used in links emsim hands out (default http://HOST:PORT)
+
+Durable state (README "Persistence"):
+  --data-dir DIR          keep the world in DIR/emsim.db (SQLite, WAL): every answer to a change
+                          is sent once the change is on disk, and a restart (even after kill -9)
+                          opens the world as it was. A new DIR starts from the fixtures. Also read
+                          from EMSIM_DATA_DIR. Default: in memory only
+  --durability full|process
+                          full: an answer survives a power cut (synchronous=FULL, the default);
+                          process: it survives emsim being killed, not the machine (NORMAL)
 
 Security and limits:
   --admin-token TOKEN     every /_sim request then needs 'Authorization: Bearer TOKEN' (else 401);
@@ -112,6 +127,7 @@ long long ParseNumber(const std::string& flag, const std::string& v) {
 int Serve(const std::vector<std::string>& args) {
   emsim::app::Options o;
   if (const char* token = std::getenv("EMSIM_ADMIN_TOKEN")) o.adminToken = token;
+  if (const char* dir = std::getenv("EMSIM_DATA_DIR")) o.dataDir = dir;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--help" || a == "-h") {
@@ -136,6 +152,7 @@ int Serve(const std::vector<std::string>& args) {
       if (p > 65535) Die("--port must be 0..65535");
       o.port = static_cast<int>(p);
     } else if (flag == "--fixtures") o.fixtures = value;
+    else if (flag == "--state") o.stateFile = value;
     else if (flag == "--schemas") o.schemasDir = value;
     else if (flag == "--clock") {
       if (value == "real") o.clockMode = emsim::runtime::ClockMode::kReal;
@@ -167,6 +184,14 @@ int Serve(const std::vector<std::string>& args) {
       o.webhookTimeoutMs = ParseNumber(flag, value);
       if (o.webhookTimeoutMs < 1) Die("--webhook-timeout-ms must be at least 1");
     } else if (flag == "--webhook-ca-file") o.webhookCaFile = value;
+    else if (flag == "--data-dir") {
+      if (value.empty()) Die("--data-dir needs a directory");
+      o.dataDir = value;
+    } else if (flag == "--durability") {
+      if (value == "full") o.durability = emsim::runtime::Durability::kFull;
+      else if (value == "process") o.durability = emsim::runtime::Durability::kProcess;
+      else Die("--durability must be full or process, got '" + value + "'");
+    }
     else Die("unknown flag '" + a + "' (see emsim serve --help)");
   }
 
@@ -250,6 +275,7 @@ int main(int argc, char** argv) {
   }
   if (args[0] == "serve") return Serve({args.begin() + 1, args.end()});
   if (args[0] == "scenario") return emsim::cli::ScenarioCommand({args.begin() + 1, args.end()});
+  if (args[0] == "state") return emsim::cli::StateCommand({args.begin() + 1, args.end()});
   if (args[0] == "fixtures") {
     if (args.size() >= 2 && args[1] == "generate") return Generate({args.begin() + 2, args.end()});
     std::cerr << "emsim: fixtures needs a command: generate\n" << kUsage;

@@ -204,7 +204,17 @@ std::uint64_t State::ScheduleArgs(Millis due, std::string kind, JobArgs args) {
   // were a visible share of the MONTHLY purchase. A wrong hint costs a normal insert.
   jobs.emplace_hint(jobs.end(), std::make_pair(due, seq), Job{seq, due, std::move(kind), std::move(args), false});
   if (due < earliestNewJobDue) earliestNewJobDue = due;
+  if (trackJobs) jobsScheduled.emplace_back(due, seq);
   return seq;
+}
+
+std::map<JobKey, Job>::iterator State::EraseJob(std::map<JobKey, Job>::iterator it) {
+  if (trackJobs) jobsErased.push_back(it->first);
+  return jobs.erase(it);
+}
+
+void State::EraseJob(const JobKey& key) {
+  if (auto it = jobs.find(key); it != jobs.end()) EraseJob(it);
 }
 
 Event& State::Emit(std::string type, std::string account_id, json data, Millis now) {

@@ -415,6 +415,14 @@ struct State {
   std::vector<Event> events;
   std::map<JobKey, Job> jobs;
   std::uint64_t nextJobSeq = 1;
+  // Removes a job (its run is over, or it will never run). Every removal goes through here so a
+  // durable copy (runtime/persist.hpp) learns of it; it returns the next job, as map::erase does.
+  std::map<JobKey, Job>::iterator EraseJob(std::map<JobKey, Job>::iterator it);
+  void EraseJob(const JobKey& key);
+  // Change notes for a durable copy, kept only while trackJobs is on: the keys of the jobs
+  // scheduled and removed since the copy last took them (runtime/persist.hpp). Not state.
+  bool trackJobs = false;
+  std::vector<JobKey> jobsScheduled, jobsErased;
   // The earliest due time scheduled since the store last cleared it (kNoJobDue: none). Not state:
   // the store reads it after each write to wake the scheduler only when a write scheduled work
   // due before what it already waits for (runtime/store.hpp).

@@ -2,10 +2,17 @@
 // Table<T>: records in insertion order (so every listing and dump is deterministic) with an
 // id index. T must have a std::string `id`.
 //
+// Change tracking (for durable state, runtime/persist.hpp): while Track(true) is on, the table
+// notes the id of every row it hands out mutably (non-const Find, Insert, Erase) and whether the
+// whole table was (non-const iteration, Clear, Assign). That is a superset of what changed, which
+// is what a durable copy needs; code that only reads uses the const overloads. Off, it costs a
+// branch.
+//
 // Rows live in a std::deque, not a vector: appending never moves existing rows. With a vector, the
 // insert that crossed a power of two moved every row under the store's write lock (tens of ms at
 // 100k placement orders), which every concurrent request then waited for (p99). The id
 // index grows in small steps for the same reason (model/id_index.hpp).
+#include <algorithm>
 #include <deque>
 #include <stdexcept>
 #include <string>
@@ -21,7 +28,9 @@ class Table {
  public:
   T* Find(std::string_view id) {
     const size_t row = index_.Find(id, KeyOf());
-    return row == IdIndex::npos ? nullptr : &rows_[row];
+    if (row == IdIndex::npos) return nullptr;
+    if (tracking_) touched_.push_back(rows_[row].id);
+    return &rows_[row];
   }
   const T* Find(std::string_view id) const {
     const size_t row = index_.Find(id, KeyOf());
@@ -46,6 +55,7 @@ class Table {
       rows_.pop_back();
       throw std::logic_error("duplicate id " + id);
     }
+    if (tracking_) touched_.push_back(rows_.back().id);
     return rows_.back();
   }
 
@@ -53,16 +63,24 @@ class Table {
   bool Erase(const std::string& id) {
     const size_t row = index_.Find(id, KeyOf());
     if (row == IdIndex::npos) return false;
+    if (tracking_) touched_.push_back(id);
     rows_.erase(rows_.begin() + static_cast<std::ptrdiff_t>(row));
     Reindex();
     return true;
   }
 
-  void Clear() { rows_.clear(); index_.Clear(); }
+  void Clear() {
+    all_touched_ = tracking_;
+    rows_.clear();
+    index_.Clear();
+  }
   void Reserve(size_t n) { index_.Reserve(n); }
   size_t size() const { return rows_.size(); }
   bool empty() const { return rows_.empty(); }
-  auto begin() { return rows_.begin(); }
+  auto begin() {
+    all_touched_ = tracking_;
+    return rows_.begin();
+  }
   auto end() { return rows_.end(); }
   auto begin() const { return rows_.begin(); }
   auto end() const { return rows_.end(); }
@@ -70,8 +88,36 @@ class Table {
   const T& back() const { return rows_.back(); }
 
   void Assign(std::vector<T> rows) {
+    all_touched_ = tracking_;
     rows_.assign(std::make_move_iterator(rows.begin()), std::make_move_iterator(rows.end()));
     Reindex();
+  }
+
+ // ---- change tracking ---------------------------------------------------------------------------
+  // Turning it on or off forgets what was noted.
+  void Track(bool on) {
+    tracking_ = on;
+    touched_.clear();
+    all_touched_ = false;
+  }
+  bool tracking() const { return tracking_; }
+  // Hands what was noted since the last call to `each(id, row)` (row null: the id is gone) or,
+  // when the whole table may have changed, answers true and hands nothing (the caller takes
+  // every row); then forgets it. An id is handed once however often it was noted.
+  template <class F>
+  bool TakeChanges(F&& each) {
+    if (all_touched_) {
+      all_touched_ = false;
+      touched_.clear();
+      return true;
+    }
+    if (touched_.size() > 1) {
+      std::sort(touched_.begin(), touched_.end());
+      touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
+    }
+    for (const auto& id : touched_) each(id, static_cast<const Table&>(*this).Find(id));
+    touched_.clear();
+    return false;
   }
 
  private:
@@ -88,6 +134,9 @@ class Table {
   }
   std::deque<T> rows_;
   IdIndex index_;
+  bool tracking_ = false;
+  bool all_touched_ = false;
+  std::vector<std::string> touched_;
 };
 
 }  // namespace emsim::model

@@ -279,7 +279,7 @@ std::optional<AttemptPlan> BeginAttempt(State& s, const Job& job, Millis now) {
   const JobKey key{job.dueMs, job.seq};
   auto drop = [&](const std::string& reason) {
     RecordDropped(s, job, reason);
-    s.jobs.erase(key);
+    s.EraseJob(key);
     return std::nullopt;
   };
   if (!ep) return drop("unknown endpoint " + endpoint_id);
@@ -323,7 +323,7 @@ const DeliveryAttempt& FinishAttempt(State& s, const AttemptPlan& plan, const At
   // or a network error is a failure.
   const bool success = o.error.empty() && o.status && *o.status >= 200 && *o.status <= 299;
   d.status = success ? DeliveryStatus::kSucceeded : DeliveryStatus::kFailed;
-  s.jobs.erase(plan.job);  // this attempt is over, whatever came of it
+  s.EraseJob(plan.job);  // this attempt is over, whatever came of it
 
   WebhookEndpoint* ep = s.webhookEndpoints.Find(plan.endpointId);
   bool disable = false;
@@ -371,7 +371,7 @@ void DisableEndpoint(State& s, WebhookEndpoint& e, const std::string& reason, bo
     if (job.kind == kDeliverJob && !job.running && job.args.text().find(quoted_id) != std::string::npos &&
         job.args.value("endpointId", "") == e.id) {
       RecordDropped(s, job, "endpoint disabled: " + reason);
-      it = s.jobs.erase(it);
+      it = s.EraseJob(it);
     } else {
       ++it;
     }

@@ -66,7 +66,7 @@ std::int64_t Scheduler::StartEarliest(Millis limit) {
         continue;
       }
       model::Job taken = std::move(job);
-      s.jobs.erase(it);
+      s.EraseJob(it);
       auto r = state_runners_.find(taken.kind);
       if (r == state_runners_.end()) {
         // A job nobody can run (from a hand-edited state dump) is dropped, loudly.
@@ -123,7 +123,7 @@ void Scheduler::Finished(const Task& task) {
     auto it = s.jobs.find({task.job.dueMs, task.job.seq});
     if (it != s.jobs.end() && it->second.running) {
       Log("error", "job did not record its outcome; dropped", {{"job", task.job.seq}, {"kind", task.job.kind}});
-      s.jobs.erase(it);
+      s.EraseJob(it);
     }
   });
   std::lock_guard lock(task_mu_);

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "model/state.hpp"
+#include "runtime/persist.hpp"
 
 namespace emsim::runtime {
 
@@ -55,6 +56,10 @@ class Store {
       baseline_cv_.notify_all();
     });
   }
+  // A store whose current state is not the one Reset returns to: a world recovered from a data
+  // directory (--data-dir) over the fixtures it was first made from.
+  Store(State current, State baseline)
+      : state_(std::move(current)), baseline_(std::make_unique<State>(std::move(baseline))), baseline_ready_(true) {}
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
@@ -96,6 +101,8 @@ class Store {
     void Commit() {
       if (!lock_.owns_lock()) return;
       store_->ReportScheduled();
+      // Queued in commit order, under the lock; the answer waits for it in AwaitDurable.
+      if (store_->persister_) store_->persister_->Collect(store_->state_);
       store_->writer_.store(std::thread::id(), std::memory_order_relaxed);
       lock_.unlock();
     }
@@ -105,6 +112,7 @@ class Store {
     explicit WriteTxn(Store& store) : store_(&store), lock_(store.mu_) {
       store.writer_.store(std::this_thread::get_id(), std::memory_order_relaxed);
       store.state_.earliestNewJobDue = kNoJobDue;
+      if (store.persister_) store.persister_->Mark(store.state_);
     }
     Store* store_;
     std::unique_lock<std::shared_mutex> lock_;
@@ -157,6 +165,23 @@ class Store {
     return f(txn.state(), static_cast<const State&>(*baseline_));
   }
 
+  // ---- durable state (--data-dir) ----------------------------------------------------------------
+  // From now on every write transaction, reset and load is queued to `p`, which must outlive the
+  // store. Set once, before the store is used by more than one thread.
+  // `write_whole`: queue the whole state first (a new data directory).
+  void Persist(Persister& p, bool write_whole) {
+    AwaitBaseline();  // the baseline copy reads the state this changes
+    std::unique_lock lock(mu_);
+    Persister::Track(state_);
+    persister_ = &p;
+    if (write_whole) p.CollectAll(state_);
+  }
+  // Returns once everything changed so far is on disk (no-op in memory). The router calls it
+  // before answering a request that may have changed something: an answer means durable.
+  void AwaitDurable() {
+    if (persister_) persister_->Sync();
+  }
+
   // Back to the state the store was created with (the loaded fixtures).
   void Reset() {
     RefuseNested("Reset");
@@ -169,6 +194,7 @@ class Store {
       std::unique_lock lock(mu_);
       state_ = *baseline_;  // copy-assigned in place: the records' buffers are reused, nothing is freed
       ++generation_;
+      PersistAll();
     }
     Wake(INT64_MIN);
   }
@@ -203,9 +229,18 @@ class Store {
       std::unique_lock lock(mu_);
       std::swap(state_, next);
       ++generation_;
+      PersistAll();
     }
     Wake(INT64_MIN);
     Discard(std::move(next));  // the old state, outside the lock
+  }
+
+  // The whole state replaced (reset, load): written whole, in order with the transactions; the
+  // lock is held.
+  void PersistAll() {
+    if (!persister_) return;
+    Persister::Track(state_);
+    persister_->CollectAll(state_);
   }
 
   // Reports the earliest job a write transaction scheduled (State::earliestNewJobDue, cleared when
@@ -245,6 +280,7 @@ class Store {
   std::mutex discard_mu_;
   std::thread discarder_;  // the one freeing a big state, if any
   std::function<void(Millis)> jobs_observer_;
+  Persister* persister_ = nullptr;  // --data-dir; null in memory
 };
 
 }  // namespace emsim::runtime

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Durable state (README "Persistence"): the cost of --data-dir. Prints a Markdown section and, with
+# BENCH_OUT=FILE, appends it there (bench/results/latest.md keeps the other sections as they are).
+#   1. the stateful POST (a valid MONTHLY placement purchase, wrk -t2 -c32) in memory, with
+#      --data-dir (synchronous=FULL) and with --durability process, in one run, in turn;
+#   2. bytes on disk per purchase (the file after the FULL run, over the purchases it holds);
+#   3. start-up with a 100k-mailbox world: a new data dir (the world written) and a restart (read back).
+# Usage: bash bench/persistence.sh [BUILD_DIR]   (default build/; BENCH_DURATION, default 10s)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+emsim="$build/emsim"
+duration=${BENCH_DURATION:-10s}
+work=$(mktemp -d)
+pid=""
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+alice=emsim_test_alice_3f9c2a7b
+
+# start NAME ARGS...: emsim serve in the background; sets port, pid and started_ms (time to ready)
+start() {
+  local name=$1; shift
+  local t0; t0=$(date +%s%N)
+  "$emsim" serve --port 0 --clock manual "$@" >"$work/$name.out" 2>"$work/$name.err" &
+  pid=$!
+  for _ in $(seq 1 1200); do grep -q 'emsim ready' "$work/$name.out" 2>/dev/null && break; sleep 0.01; done
+  started_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  port=$(sed -n 's/.*ready on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/$name.out" | head -1)
+  [ -n "$port" ] || { cat "$work/$name.out" "$work/$name.err"; exit 1; }
+}
+stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""; }
+kv() { sed -n "s/.*\\b$2=\\([^ ]*\\).*/\\1/p" <<<"$1"; }
+
+sed -E 's/(placementCredits: )[0-9]+/\11000000000/' "$root/fixtures/default.yaml" >"$work/fixture.yaml"
+body='{"placementType":"MONTHLY","testName":"bench","mailboxIds":["mbx_nw_01_01"]}'
+declare -A rps p99
+for mode in memory full process; do
+  case $mode in
+    memory) start $mode --fixtures "$work/fixture.yaml" ;;
+    full) start $mode --fixtures "$work/fixture.yaml" --data-dir "$work/full" ;;
+    process) start $mode --fixtures "$work/fixture.yaml" --data-dir "$work/process" --durability process ;;
+  esac
+  line=$(BENCH_METHOD=POST BENCH_BODY=$body wrk -t2 -c32 -d"$duration" --timeout 5s -s "$root/bench/wrk/report.lua" \
+    -H "x-auth-service: $alice" "http://127.0.0.1:$port/v2/placement-tests/purchase" | grep '^WRK')
+  rps[$mode]=$(kv "$line" rps); p99[$mode]=$(awk -v us="$(kv "$line" p99_us)" 'BEGIN {printf "%.2f", us / 1000}')
+  errors=$(( $(kv "$line" socket_errors) + $(kv "$line" status_errors) ))
+  [ "$errors" -eq 0 ] || echo "warning: $mode: $errors errors" >&2
+  stop
+done
+purchases=$(sqlite3 "$work/full/emsim.db" "select count(*) from placementCarts")
+bytes=$(du -cb "$work/full"/emsim.db* | tail -1 | cut -f1)
+sqlite3 "$work/full/emsim.db" "pragma wal_checkpoint(truncate)" >/dev/null
+bytes_checkpointed=$(stat -c %s "$work/full/emsim.db")
+
+"$emsim" fixtures generate --mailboxes 100000 >"$work/big.yaml"
+start big-new --fixtures "$work/big.yaml" --data-dir "$work/big"; new_ms=$started_ms; stop
+start big-restart --fixtures "$work/big.yaml" --data-dir "$work/big"; restart_ms=$started_ms; stop
+big_bytes=$(stat -c %s "$work/big/emsim.db")
+
+pct() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.0f%%", 100 * a / b}'; }
+section=$(cat <<MD
+
+## Persistence (--data-dir), $(date -u +%Y-%m-%dT%H:%M:%SZ)
+
+\`bash bench/persistence.sh\` on $(nproc) CPUs, load average before the 100k step: $(cut -d' ' -f1-3 /proc/loadavg).
+POST /v2/placement-tests/purchase (MONTHLY, valid), wrk -t2 -c32 -d$duration, client and server on the same CPUs.
+
+| measure | value | goal | met |
+|---|---|---|---|
+| stateful POST in memory | ${rps[memory]} req/s, p99 ${p99[memory]} ms | | |
+| stateful POST, --data-dir (synchronous=FULL) | ${rps[full]} req/s, p99 ${p99[full]} ms ($(pct "${rps[full]}" "${rps[memory]}") of memory) | ≥ 50% | $(awk -v a="${rps[full]}" -v b="${rps[memory]}" 'BEGIN {print (a >= b / 2) ? "yes" : "no"}') |
+| stateful POST, --durability process (NORMAL) | ${rps[process]} req/s, p99 ${p99[process]} ms ($(pct "${rps[process]}" "${rps[memory]}") of memory) | ≥ 80% | $(awk -v a="${rps[process]}" -v b="${rps[memory]}" 'BEGIN {print (a >= b * 0.8) ? "yes" : "no"}') |
+| bytes on disk per purchase | $(( bytes / purchases )) B with the WAL, $(( bytes_checkpointed / purchases )) B checkpointed ($purchases purchases) | | |
+| start, new data dir, 100k mailboxes (world written) | ${new_ms} ms | | |
+| restart, 100k mailboxes (world read back) | ${restart_ms} ms ($(( big_bytes / 1048576 )) MiB file) | < 1 s | $( [ "$restart_ms" -lt 1000 ] && echo yes || echo no) |
+MD
+)
+echo "$section"
+if [ -n "${BENCH_OUT:-}" ]; then echo "$section" >>"$BENCH_OUT"; fi

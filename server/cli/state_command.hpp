@@ -1,0 +1,21 @@
+#pragma once
+// A world as a document: `emsim serve --state FILE` boots from a GET /_sim/state?secrets=true
+// document (JSON or YAML), and `emsim state dump|load --url URL` takes one from, or puts one into,
+// a running emsim.
+#include <string>
+#include <vector>
+
+#include "core/json.hpp"
+
+namespace emsim::cli {
+
+// The document in FILE: JSON when it starts with '{', else YAML (plain scalars typed as YAML 1.2's
+// core schema: null, true/false, integers, floats; quoted ones stay text). Throws
+// std::runtime_error naming the file and what is wrong. Read under the state limits
+// (core/json_limits.hpp) and without recursion on the document's depth.
+json ReadStateFile(const std::string& path);
+
+// `emsim state dump|load ...`; answers the exit code.
+int StateCommand(const std::vector<std::string>& args);
+
+}  // namespace emsim::cli

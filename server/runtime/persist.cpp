@@ -1,0 +1,555 @@
+#include "runtime/persist.hpp"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <regex>
+
+#include "core/json_limits.hpp"
+#include "runtime/log.hpp"
+
+namespace emsim::runtime {
+
+namespace {
+
+// How a kind of record is keyed in its table.
+enum class Shape {
+  kById,        // Table<T>: `id` is the key; rows in insertion order (rowid)
+  kByPosition,  // an append-only list: `pos` is the index
+  kJobs,        // State::jobs: `seq` is the key
+};
+
+struct TableSpec {
+  const char* name;  // also the key of the state document (model::DumpState)
+  Shape shape;
+};
+
+// The order is the index RowChange::table uses; the record tables come first in the order
+// ForEachRecordTable visits them.
+constexpr TableSpec kTables[] = {
+    {"accounts", Shape::kById},         {"workspaces", Shape::kById},       {"domains", Shape::kById},
+    {"mailboxes", Shape::kById},        {"subscriptions", Shape::kById},    {"dnsShield", Shape::kById},
+    {"emails", Shape::kById},           {"invoices", Shape::kById},         {"placementCarts", Shape::kById},
+    {"placementTests", Shape::kById},   {"exports", Shape::kById},          {"thirdPartyAccounts", Shape::kById},
+    {"tenants", Shape::kById},          {"checkouts", Shape::kById},        {"webhookEndpoints", Shape::kById},
+    {"sinks", Shape::kById},            {"events", Shape::kByPosition},     {"deliveries", Shape::kByPosition},
+    {"notifications", Shape::kByPosition}, {"jobs", Shape::kJobs},
+};
+constexpr std::uint8_t kEvents = 16, kDeliveries = 17, kNotifications = 18, kJobsTable = 19;
+constexpr size_t kTableCount = sizeof(kTables) / sizeof(kTables[0]);
+
+template <class S, class F>
+void ForEachRecordTable(S& s, F&& f) {
+  std::uint8_t i = 0;
+  f(i++, s.accounts);
+  f(i++, s.workspaces);
+  f(i++, s.domains);
+  f(i++, s.mailboxes);
+  f(i++, s.subscriptions);
+  f(i++, s.dnsShield);
+  f(i++, s.emails);
+  f(i++, s.invoices);
+  f(i++, s.placementCarts);
+  f(i++, s.placementTests);
+  f(i++, s.exports);
+  f(i++, s.thirdPartyAccounts);
+  f(i++, s.tenants);
+  f(i++, s.checkouts);
+  f(i++, s.webhookEndpoints);
+  f(i++, s.sinks);
+}
+
+template <class T>
+std::string Body(const T& record) {
+  json j;
+  to_json(j, record);
+  return j.dump();
+}
+
+// A table emptied: a RowChange with no id and no body and key -1.
+RowChange ClearTable(std::uint8_t table) { return {table, "", -1, std::nullopt}; }
+
+template <class T>
+void AppendFrom(std::vector<RowChange>& rows, std::uint8_t table, const std::vector<T>& list, size_t from) {
+  if (list.size() < from) {  // shrank: only a replace does that, which rewrites it whole
+    rows.push_back(ClearTable(table));
+    from = 0;
+  }
+  for (size_t i = from; i < list.size(); ++i)
+    rows.push_back({table, list[i].id, static_cast<std::int64_t>(i), Body(list[i])});
+}
+
+RowChange JobRow(const model::Job& job) {
+  return {kJobsTable, job.kind, static_cast<std::int64_t>(job.seq), Body(job)};
+}
+
+// The scalar parts, small enough to write whole with every change.
+json Scalars(const model::State& s) {
+  return {{"ids", {{"seed", s.ids.seed()}, {"counter", s.ids.counter()}}},
+          {"nextJobSeq", s.nextJobSeq},
+          {"nextFaultSeq", s.nextFaultSeq},
+          {"faults", s.faults}};
+}
+
+std::string SqliteError(sqlite3* db) { return db ? sqlite3_errmsg(db) : "out of memory"; }
+
+}  // namespace
+
+// ---- open --------------------------------------------------------------------------------------
+
+Persister::Persister(std::string dir, Durability durability)
+    : dir_(std::move(dir)), path_(dir_ + "/" + kFileName), durability_(durability) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir_, ec);
+  if (ec) throw PersistError("data dir " + dir_ + ": " + ec.message());
+  TakeLock();
+  rowids_.resize(kTableCount);
+  // The WAL as found: what SQLite's recovery keeps of it is compared with it below, so a torn
+  // tail (a write that never committed, so never answered) is reported, not silently dropped.
+  const std::string wal = path_ + "-wal";
+  struct stat wal_stat {};
+  const bool had_wal = ::stat(wal.c_str(), &wal_stat) == 0 && wal_stat.st_size > 0;
+  if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
+      SQLITE_OK)
+    throw PersistError(path_ + ": cannot open: " + SqliteError(db_));
+  try {
+    sqlite3_extended_result_codes(db_, 1);
+    // Part of the file check: a damaged header makes this first statement fail.
+    Exec("PRAGMA journal_mode=WAL");
+    Exec(durability_ == Durability::kFull ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
+    // Fewer, larger checkpoints (each one stops the writer and, under FULL, syncs the main file) and
+    // a cache that holds the pages the appends keep touching.
+    Exec("PRAGMA wal_autocheckpoint=10000");
+    Exec("PRAGMA cache_size=-65536");
+    std::string check;
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db_, "PRAGMA quick_check", -1, &st, nullptr) != SQLITE_OK)
+      throw PersistError(path_ + ": " + SqliteError(db_));
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+      const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+      if (t && std::strcmp(t, "ok") != 0) check += (check.empty() ? "" : "; ") + std::string(t);
+      if (check.size() > 2000) break;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) throw PersistError(path_ + ": the integrity check failed: " + SqliteError(db_));
+    if (!check.empty()) throw PersistError(path_ + ": the integrity check failed: " + check);
+    if (had_wal) {
+      const std::int64_t page = 4096;
+      sqlite3_stmt* ps = nullptr;
+      std::int64_t page_size = page;
+      if (sqlite3_prepare_v2(db_, "PRAGMA page_size", -1, &ps, nullptr) == SQLITE_OK && sqlite3_step(ps) == SQLITE_ROW)
+        page_size = sqlite3_column_int64(ps, 0);
+      sqlite3_finalize(ps);
+      // The frames the WAL file has room for, against the frames SQLite found valid (the
+      // checkpoint's "log" column): the rest belonged to a batch that never committed.
+      const std::int64_t frames_in_file = wal_stat.st_size > 32 ? (wal_stat.st_size - 32) / (24 + page_size) : 0;
+      std::int64_t frames_valid = -1;
+      if (sqlite3_prepare_v2(db_, "PRAGMA wal_checkpoint(PASSIVE)", -1, &ps, nullptr) == SQLITE_OK &&
+          sqlite3_step(ps) == SQLITE_ROW)
+        frames_valid = sqlite3_column_int64(ps, 1);
+      sqlite3_finalize(ps);
+      const std::int64_t torn_bytes = wal_stat.st_size > 32 ? (wal_stat.st_size - 32) % (24 + page_size) : 0;
+      if (frames_valid >= 0 && (frames_valid < frames_in_file || torn_bytes != 0))
+        wal_report_ = path_ + "-wal: kept " + std::to_string(frames_valid) + " committed frame(s); dropped " +
+                      std::to_string(frames_in_file - frames_valid) + " frame(s) and " + std::to_string(torn_bytes) +
+                      " byte(s) of a write that never committed (never acknowledged)";
+    }
+    CreateTables();
+  } catch (...) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    ::close(lock_fd_);
+    throw;
+  }
+}
+
+void Persister::TakeLock() {
+  const std::string lock = dir_ + "/" + kLockName;
+  lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0) throw PersistError(lock + ": " + std::strerror(errno));
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    char buf[32] = {};
+    const ssize_t n = ::pread(lock_fd_, buf, sizeof(buf) - 1, 0);
+    ::close(lock_fd_);
+    std::string pid = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "unknown";
+    while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+    throw PersistError("data dir " + dir_ + " is in use by another emsim (pid " + pid + ", " + lock + ")");
+  }
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(lock_fd_, 0) != 0 || ::pwrite(lock_fd_, pid.data(), pid.size(), 0) < 0)
+    throw PersistError(lock + ": " + std::strerror(errno));
+}
+
+void Persister::Exec(const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : SqliteError(db_);
+    sqlite3_free(err);
+    throw PersistError(path_ + ": " + msg);
+  }
+}
+
+void Persister::CreateTables() {
+  sqlite3_stmt* st = nullptr;
+  int version = 0;
+  if (sqlite3_prepare_v2(db_, "PRAGMA user_version", -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    version = sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  if (version > kFormatVersion)
+    throw PersistError(path_ + ": format version " + std::to_string(version) + " is newer than this emsim's (" +
+                       std::to_string(kFormatVersion) + ")");
+  if (version == 0) {
+    // A new file, or one that is not emsim's: one with tables of its own is refused, never written over.
+    if (sqlite3_prepare_v2(db_, "SELECT count(*) FROM sqlite_schema", -1, &st, nullptr) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0) {
+      sqlite3_finalize(st);
+      throw PersistError(path_ + ": has tables but no emsim format version (PRAGMA user_version): not emsim's file");
+    }
+    sqlite3_finalize(st);
+    std::string ddl = "BEGIN;";
+    for (const auto& t : kTables) {
+      const std::string q = std::string("\"") + t.name + "\"";
+      switch (t.shape) {
+        // No index on id: the writer knows each id's rowid (rowids_), so every new row is appended
+        // at the end of the table. A unique index on random ids (UUIDs) made each insert touch a
+        // random page, which the WAL then had to write (the issue's measure: 62k against 8.8k rows/s).
+        case Shape::kById: ddl += "CREATE TABLE " + q + "(id TEXT NOT NULL, body TEXT NOT NULL);"; break;
+        case Shape::kByPosition: ddl += "CREATE TABLE " + q + "(pos INTEGER PRIMARY KEY, id TEXT, body TEXT NOT NULL);"; break;
+        case Shape::kJobs: ddl += "CREATE TABLE " + q + "(seq INTEGER PRIMARY KEY, kind TEXT, body TEXT NOT NULL);"; break;
+      }
+    }
+    ddl += "CREATE TABLE meta(name TEXT PRIMARY KEY, body TEXT NOT NULL);";
+    ddl += "PRAGMA user_version=" + std::to_string(kFormatVersion) + ";COMMIT;";
+    Exec(ddl.c_str());
+  }
+  // Migrations from an older format go here, one step per version, once a version 2 exists.
+  auto prepare = [&](const std::string& sql) {
+    sqlite3_stmt* s = nullptr;
+    if (sqlite3_prepare_v3(db_, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr) != SQLITE_OK)
+      throw PersistError(path_ + ": " + SqliteError(db_) + " (" + sql + ")");
+    return s;
+  };
+  // ?1 the id (or a job's kind), ?2 the position or seq, ?3 the body.
+  for (const auto& t : kTables) {
+    const std::string q = std::string("\"") + t.name + "\"";
+    switch (t.shape) {
+      case Shape::kById:
+        put_.push_back(prepare("INSERT INTO " + q + "(id, body) VALUES(?1, ?3)"));
+        update_.push_back(prepare("UPDATE " + q + " SET body=?3 WHERE rowid=?2"));
+        del_.push_back(prepare("DELETE FROM " + q + " WHERE rowid=?2"));
+        break;
+      case Shape::kByPosition:
+        put_.push_back(prepare("INSERT OR REPLACE INTO " + q + "(pos, id, body) VALUES(?2, ?1, ?3)"));
+        update_.push_back(nullptr);
+        del_.push_back(prepare("DELETE FROM " + q + " WHERE pos=?2"));
+        break;
+      case Shape::kJobs:
+        put_.push_back(prepare("INSERT OR REPLACE INTO " + q + "(seq, kind, body) VALUES(?2, ?1, ?3)"));
+        update_.push_back(nullptr);
+        del_.push_back(prepare("DELETE FROM " + q + " WHERE seq=?2"));
+        break;
+    }
+    clear_.push_back(prepare("DELETE FROM " + q));
+  }
+  put_meta_ = prepare("INSERT OR REPLACE INTO meta(name, body) VALUES(?1, ?2)");
+}
+
+Persister::~Persister() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  queued_cv_.notify_all();
+  if (writer_.joinable()) writer_.join();
+  for (auto* v : {&put_, &update_, &del_, &clear_})
+    for (auto* st : *v) sqlite3_finalize(st);
+  sqlite3_finalize(put_meta_);
+  if (db_) sqlite3_close(db_);
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
+}
+
+// ---- read at start -----------------------------------------------------------------------------
+
+bool Persister::HasData() {
+  sqlite3_stmt* st = nullptr;
+  bool has = false;
+  if (sqlite3_prepare_v2(db_, "SELECT 1 FROM meta WHERE name='batch'", -1, &st, nullptr) == SQLITE_OK)
+    has = sqlite3_step(st) == SQLITE_ROW;
+  sqlite3_finalize(st);
+  return has;
+}
+
+Recovered Persister::Read() {
+  Recovered out;
+  out.state = json::object();
+  auto parse = [&](const std::string& table, const std::string& id, const unsigned char* text, int bytes) {
+    auto parsed = model::ParseJsonLimited(
+        std::string_view(reinterpret_cast<const char*>(text ? text : reinterpret_cast<const unsigned char*>("")),
+                         static_cast<size_t>(bytes)),
+        model::kStateJsonLimits, "body");
+    if (!parsed) throw PersistError(path_ + ": table " + table + ", id " + id + ": " + parsed.error().errors.front().msg);
+    return std::move(*parsed);
+  };
+  auto query = [&](const std::string& sql, auto&& row) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK)
+      throw PersistError(path_ + ": " + SqliteError(db_));
+    int rc;
+    try {
+      while ((rc = sqlite3_step(st)) == SQLITE_ROW) row(st);
+    } catch (...) {
+      sqlite3_finalize(st);
+      throw;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) throw PersistError(path_ + ": reading (" + sql + "): " + SqliteError(db_));
+  };
+  auto text = [](sqlite3_stmt* st, int col) {
+    const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(st, col));
+    return t ? std::string(t, static_cast<size_t>(sqlite3_column_bytes(st, col))) : std::string();
+  };
+  query("SELECT name, body FROM meta", [&](sqlite3_stmt* st) {
+    const std::string name = text(st, 0);
+    json value = parse("meta", name, sqlite3_column_text(st, 1), sqlite3_column_bytes(st, 1));
+    if (name == "clock") out.clock = std::move(value);
+    else if (name == "batch") batches_ = out.batch = value.is_number_integer() ? value.get<std::int64_t>() : 0;
+    else out.state[name] = std::move(value);
+  });
+  for (const auto& t : kTables) {
+    json rows = json::array();
+    const std::string q = std::string("\"") + t.name + "\"";
+    const std::string sql = t.shape == Shape::kById       ? "SELECT id, body, rowid FROM " + q + " ORDER BY rowid"
+                            : t.shape == Shape::kJobs     ? "SELECT seq, body FROM " + q + " ORDER BY seq"
+                                                          : "SELECT pos, body FROM " + q + " ORDER BY pos";
+    query(sql, [&](sqlite3_stmt* st) {
+      const std::string id = text(st, 0);
+      json body = parse(t.name, id, sqlite3_column_text(st, 1), sqlite3_column_bytes(st, 1));
+      if (!body.is_object()) throw PersistError(path_ + ": table " + t.name + ", id " + id + ": the body is not a JSON object");
+      if (t.shape == Shape::kById && body.value("id", json()) != json(id))
+        throw PersistError(path_ + ": table " + t.name + ", id " + id + ": the body's id is not the row's id");
+      if (t.shape == Shape::kByPosition && std::to_string(rows.size()) != id)
+        throw PersistError(path_ + ": table " + t.name + ": position " + std::to_string(rows.size()) +
+                           " is missing (the list is kept without gaps)");
+      if (t.shape == Shape::kById) rowids_[&t - kTables][id] = sqlite3_column_int64(st, 2);
+      rows.push_back(std::move(body));
+    });
+    out.state[t.name] = std::move(rows);
+  }
+  return out;
+}
+
+std::string Persister::Describe(const std::string& load_error, const json& state) const {
+  static const std::regex kRow(R"(state\.([A-Za-z]+)\[(\d+)\])");
+  std::smatch m;
+  std::string where;
+  if (std::regex_search(load_error, m, kRow)) {
+    const std::string table = m[1];
+    const size_t i = std::stoull(m[2]);
+    const json* rows = state.contains(table) ? &state.at(table) : nullptr;
+    if (rows && rows->is_array() && i < rows->size()) {
+      const json& row = (*rows)[i];
+      const json id = row.is_object() ? row.value(table == "jobs" ? "seq" : "id", json()) : json();
+      where = " (table " + table + ", id " + (id.is_string() ? id.get<std::string>() : id.dump()) + ")";
+    }
+  }
+  return path_ + ": " + load_error + where;
+}
+
+// ---- change sets -------------------------------------------------------------------------------
+
+void Persister::Track(model::State& s) {
+  ForEachRecordTable(s, [](std::uint8_t, auto& table) { table.Track(true); });
+  s.trackJobs = true;
+  s.jobsScheduled.clear();
+  s.jobsErased.clear();
+}
+
+void Persister::Mark(const model::State& s) {
+  mark_events_ = s.events.size();
+  mark_deliveries_ = s.deliveries.size();
+  mark_notifications_ = s.notifications.size();
+}
+
+void Persister::Collect(model::State& s) {
+  ChangeSet cs;
+  ForEachRecordTable(s, [&](std::uint8_t t, auto& table) {
+    const bool all = table.TakeChanges([&](const std::string& id, const auto* row) {
+      cs.rows.push_back({t, id, 0, row ? std::optional<std::string>(Body(*row)) : std::nullopt});
+    });
+    if (all) {  // iterated mutably, cleared or replaced: written whole
+      cs.rows.push_back(ClearTable(t));
+      for (const auto& row : std::as_const(table)) cs.rows.push_back({t, row.id, 0, Body(row)});
+    }
+  });
+  AppendFrom(cs.rows, kEvents, s.events, mark_events_);
+  AppendFrom(cs.rows, kDeliveries, s.deliveries, mark_deliveries_);
+  AppendFrom(cs.rows, kNotifications, s.notifications, mark_notifications_);
+  // Removals first: a job scheduled and removed in the same transaction is then not written.
+  for (const auto& key : s.jobsErased) cs.rows.push_back({kJobsTable, "", static_cast<std::int64_t>(key.second), std::nullopt});
+  for (const auto& key : s.jobsScheduled)
+    if (auto it = s.jobs.find(key); it != s.jobs.end()) cs.rows.push_back(JobRow(it->second));
+  s.jobsErased.clear();
+  s.jobsScheduled.clear();
+  cs.meta = Scalars(s);
+  Enqueue(std::move(cs));
+}
+
+void Persister::CollectAll(const model::State& s) {
+  ChangeSet cs;
+  cs.replace = true;
+  ForEachRecordTable(s, [&](std::uint8_t t, const auto& table) {
+    for (const auto& row : table) cs.rows.push_back({t, row.id, 0, Body(row)});
+  });
+  AppendFrom(cs.rows, kEvents, s.events, 0);
+  AppendFrom(cs.rows, kDeliveries, s.deliveries, 0);
+  AppendFrom(cs.rows, kNotifications, s.notifications, 0);
+  for (const auto& [key, job] : s.jobs) cs.rows.push_back(JobRow(job));
+  cs.meta = Scalars(s);
+  cs.meta["timings"] = s.timings;
+  cs.meta["catalogue"] = s.catalogue;
+  cs.meta["plans"] = s.plans;
+  Enqueue(std::move(cs));
+}
+
+void Persister::Enqueue(ChangeSet changes) {
+  {
+    std::lock_guard lock(mu_);
+    queue_.push_back({std::move(changes), next_ticket_++});
+  }
+  queued_cv_.notify_one();
+}
+
+void Persister::Sync() {
+  std::uint64_t ticket;
+  {
+    std::lock_guard lock(mu_);
+    if (!queue_.empty()) {
+      // The batch that will take what is queued has not begun, so it writes the clock as it is
+      // now too: waiting for it is enough.
+      ticket = queue_.back().ticket;
+    } else {
+      // An empty change set: its batch writes the clock as it is now.
+      ticket = next_ticket_++;
+      queue_.push_back({ChangeSet{}, ticket});
+      queued_cv_.notify_one();
+    }
+  }
+  // Waited for on the atomic itself: a batch wakes its requests without their taking mu_ again
+  // one by one (measured: the convoy on mu_ cost more than the commit under 32 connections).
+  for (;;) {
+    const std::uint64_t round = batches_done_.load(std::memory_order_acquire);
+    if (committed_.load(std::memory_order_acquire) >= ticket) return;
+    if (failed_flag_.load()) {
+      std::lock_guard lock(mu_);
+      throw PersistError("the data file refused a write: " + failed_);
+    }
+    batches_done_.wait(round, std::memory_order_acquire);
+  }
+}
+
+// ---- the writer --------------------------------------------------------------------------------
+
+void Persister::Start(const Clock& clock) {
+  clock_ = &clock;
+  writer_ = std::thread([this] { WriterLoop(); });
+}
+
+void Persister::WriterLoop() {
+  std::unique_lock lock(mu_);
+  for (;;) {
+    queued_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    if (queue_.empty() && stop_) return;
+    std::deque<Pending> batch;
+    batch.swap(queue_);
+    lock.unlock();
+    std::string error;
+    try {
+      CommitBatch(batch);
+    } catch (const std::exception& e) {
+      error = e.what();
+      Log("error", "durable write failed; emsim answers 500 to writes from now on", {{"file", path_}, {"error", error}});
+    }
+    lock.lock();
+    if (!error.empty() && failed_.empty()) {
+      failed_ = error;
+      failed_flag_.store(true);
+    }
+    if (error.empty()) committed_.store(batch.back().ticket, std::memory_order_release);
+    batches_done_.fetch_add(1, std::memory_order_release);
+    batches_done_.notify_all();
+  }
+}
+
+void Persister::CommitBatch(std::deque<Pending>& batch) {
+  if (!failed_.empty()) throw PersistError(failed_);  // the file no longer matches the world
+  auto step = [&](sqlite3_stmt* st) {
+    const int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) throw PersistError(path_ + ": " + SqliteError(db_));
+  };
+  Exec("BEGIN IMMEDIATE");
+  try {
+    json meta = json::object();
+    for (auto& p : batch) {
+      if (p.changes.replace) {
+        for (auto* st : clear_) step(st);
+        for (auto& ids : rowids_) ids.clear();
+      }
+      for (const auto& r : p.changes.rows) {
+        if (r.key == -1 && r.id.empty() && !r.body) {
+          step(clear_[r.table]);
+          rowids_[r.table].clear();
+          continue;
+        }
+        sqlite3_stmt* st = r.body ? put_[r.table] : del_[r.table];
+        std::int64_t key = r.key;
+        bool inserted = false;
+        if (kTables[r.table].shape == Shape::kById) {
+          auto& ids = rowids_[r.table];
+          const auto known = ids.find(r.id);
+          if (known == ids.end() && !r.body) continue;  // never written: nothing to delete
+          if (known != ids.end()) {
+            key = known->second;
+            if (r.body) st = update_[r.table];
+            else ids.erase(known);
+          } else {
+            inserted = true;
+          }
+        }
+        sqlite3_bind_text(st, 1, r.id.data(), static_cast<int>(r.id.size()), SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, key);
+        if (r.body) sqlite3_bind_text(st, 3, r.body->data(), static_cast<int>(r.body->size()), SQLITE_STATIC);
+        step(st);
+        if (inserted) rowids_[r.table].emplace(r.id, sqlite3_last_insert_rowid(db_));
+      }
+      for (auto& [name, value] : p.changes.meta.items()) meta[name] = std::move(value);
+    }
+    const model::Millis now = clock_->Now();
+    meta["clock"] = {{"mode", ToString(clock_->mode())}, {"epochMs", now}, {"offsetMs", now - Clock::WallNow()}};
+    meta["batch"] = ++batches_;
+    for (const auto& [name, value] : meta.items()) {
+      const std::string body = value.dump();
+      sqlite3_bind_text(put_meta_, 1, name.data(), static_cast<int>(name.size()), SQLITE_STATIC);
+      sqlite3_bind_text(put_meta_, 2, body.data(), static_cast<int>(body.size()), SQLITE_STATIC);
+      step(put_meta_);
+    }
+    Exec("COMMIT");
+    // A whole world written (the first start, a reset, a state load): moved into the main file at
+    // once, so the file alone holds a world even if the WAL is later lost.
+    if (std::any_of(batch.begin(), batch.end(), [](const Pending& p) { return p.changes.replace; }))
+      sqlite3_exec(db_, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+}  // namespace emsim::runtime

@@ -1,0 +1,147 @@
+#pragma once
+// Durable state (--data-dir): the world kept in one SQLite database, DIR/emsim.db, in WAL mode.
+//
+// Every write transaction of the store hands its change set (the rows it may have changed, the
+// jobs it scheduled and removed, the appended events, deliveries and notifications, the scalar
+// parts) to the Persister under the store's lock, so change sets queue in commit order. One writer
+// thread commits whatever has queued as one SQLite transaction (group commit: one fsync for many
+// requests); a request's answer waits for that (Sync), so an answer means durable. Reads never
+// wait for the disk.
+//
+// The file is for people too: one table per kind of record, each row the record's JSON as
+// GET /_sim/state shows it (`sqlite3 DIR/emsim.db "select id, body->>'status' from domains"`).
+// At start the rows are assembled into a state document and loaded by model::LoadState, so a row
+// is checked exactly as a state load or fixture is.
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "model/state.hpp"
+#include "runtime/clock.hpp"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace emsim::runtime {
+
+// full: synchronous=FULL, an answer survives a power cut; process: synchronous=NORMAL, it
+// survives the process being killed, not the machine losing power.
+enum class Durability { kFull, kProcess };
+
+struct PersistError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// One row written (body set) or deleted (body empty). `table` indexes kTables (persist.cpp).
+struct RowChange {
+  std::uint8_t table = 0;
+  std::string id;        // the record's id (Table<T> kinds), or the job's seq as text
+  std::int64_t key = 0;  // the position (events, deliveries, notifications) or the job's seq
+  std::optional<std::string> body;
+};
+
+struct ChangeSet {
+  bool replace = false;     // the whole world: every table emptied first (reset, state load)
+  std::vector<RowChange> rows;
+  json meta = json::object();  // meta rows by name (ids, nextJobSeq, faults, ...)
+};
+
+// What the file held when it was opened.
+struct Recovered {
+  json state;                 // a state document (model::DumpState's keys), for model::LoadState
+  std::optional<json> clock;  // {mode, epochMs, offsetMs} as last written
+  std::int64_t batch = 0;     // the number of the last committed batch
+};
+
+class Persister {
+ public:
+  static constexpr int kFormatVersion = 1;  // PRAGMA user_version
+  static constexpr const char* kFileName = "emsim.db";
+  static constexpr const char* kLockName = "emsim.lock";
+
+  // Creates DIR when missing, takes DIR/emsim.lock (refusing, with the holder's pid, when another
+  // emsim has it), opens the database, checks it (PRAGMA quick_check, the format version) and
+  // creates the tables of a new one. Throws PersistError naming the file and what is wrong.
+  Persister(std::string dir, Durability durability);
+  ~Persister();  // commits what is queued, then stops the writer
+  Persister(const Persister&) = delete;
+  Persister& operator=(const Persister&) = delete;
+
+  const std::string& path() const { return path_; }
+  // What opening the file recovered of a torn WAL ("" when nothing was dropped).
+  const std::string& walReport() const { return wal_report_; }
+
+  // Whether the file holds a world (a first snapshot committed).
+  bool HasData();
+  // Reads every row; throws PersistError naming the file, the table and the id of a row that is
+  // not a JSON record. The document is then checked by model::LoadState.
+  Recovered Read();
+
+  // A model::LoadState message about the document Read made, with the table and the id of the row
+  // it concerns ("state.domains[3]: ..." names a position of the document, not of the file).
+  std::string Describe(const std::string& load_error, const json& state) const;
+
+  // Starts the writer thread; the clock is written with every batch.
+  void Start(const Clock& clock);
+
+  // ---- under the store's write lock ----------------------------------------------------------
+  // Turns on the change notes of `s` (after it was created, loaded or replaced) and forgets old ones.
+  static void Track(model::State& s);
+  // The start of a write transaction: where the append-only parts end now.
+  void Mark(const model::State& s);
+  // The end of one: what it changed, queued.
+  void Collect(model::State& s);
+  // The whole of `s`, queued (reset, state load, the first start).
+  void CollectAll(const model::State& s);
+
+  // Waits until everything queued before the call, and the clock as it is now, is committed.
+  // Throws PersistError when the disk refused a batch (the answer must then not say "done").
+  void Sync();
+
+ private:
+  struct Pending {
+    ChangeSet changes;
+    std::uint64_t ticket;
+  };
+  void Enqueue(ChangeSet changes);
+  void WriterLoop();
+  void CommitBatch(std::deque<Pending>& batch);
+  void Exec(const char* sql);
+  void CreateTables();
+  void TakeLock();
+
+  std::string dir_, path_, wal_report_;
+  Durability durability_;
+  int lock_fd_ = -1;
+  sqlite3* db_ = nullptr;
+  std::vector<sqlite3_stmt*> put_, update_, del_, clear_;  // per table of kTables
+  // The rowid of each record's row, per table keyed by id (the writer's; filled by Read).
+  std::vector<std::unordered_map<std::string, std::int64_t>> rowids_;
+  sqlite3_stmt* put_meta_ = nullptr;
+
+  // Append-only parts at the start of the open write transaction.
+  size_t mark_events_ = 0, mark_deliveries_ = 0, mark_notifications_ = 0;
+
+  const Clock* clock_ = nullptr;
+  std::mutex mu_;
+  std::condition_variable queued_cv_;
+  std::deque<Pending> queue_;  // not yet taken by the writer
+  std::uint64_t next_ticket_ = 1;
+  std::atomic<std::uint64_t> committed_{0};  // the last ticket on disk
+  std::atomic<bool> failed_flag_{false};
+  std::atomic<std::uint64_t> batches_done_{0};  // what waiters sleep on: +1 per batch, done or failed
+  std::int64_t batches_ = 0;
+  std::string failed_;  // the error that stopped the writer, if any
+  bool stop_ = false;
+  std::thread writer_;
+};
+
+}  // namespace emsim::runtime

@@ -1,0 +1,134 @@
+// Durable state as a user meets it (README "Persistence"): an emsim with --data-dir stopped and
+// started again has the same world, clock and pending jobs, and a reset survives a restart; an
+// emsim started with --state FILE boots from a dump, JSON or YAML, and a reset returns to it;
+// `emsim state dump|load` round-trips a world. kill -9 is scripts/crash-test.py's.
+#include <fstream>
+
+#include "cli/state_command.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/test_server.hpp"
+
+namespace emsim::testing {
+namespace {
+
+app::Options WithDataDir(const std::string& dir) {
+  app::Options o;
+  o.dataDir = dir;
+  return o;
+}
+
+const json kPurchase = {{"placementType", "ONE_TIME"}, {"testName", "kept"}, {"mailboxIds", {"mbx_nw_01_01"}}};
+
+json World(TestServer& s) {
+  json w = s.Get("/_sim/state?secrets=true", "").body;
+  w.erase("clock");
+  return w;
+}
+
+TEST(DataDir, ARestartHasTheSameWorldClockAndPendingJobs) {
+  TempDir dir;
+  json before;
+  {
+    TestServer s(WithDataDir(dir.path + "/d"));
+    ASSERT_EQ(s.Post("/v2/placement-tests/purchase", kPurchase).status, 200);
+    s.Advance("1m");
+    before = World(s);
+    ASSERT_FALSE(before["jobs"].empty()) << "the purchase's orders wait for their job";
+  }
+  TestServer s(WithDataDir(dir.path + "/d"));
+  EXPECT_EQ(World(s), before);
+  EXPECT_EQ(s.Get("/_sim/clock", "").body["now"], "2026-01-01T09:01:00.000Z");
+  s.Advance("16m");  // the job the first emsim scheduled runs in the second
+  int orders = 0;
+  const json after = World(s);
+  for (const auto& t : after["placementTests"]) {
+    if (t["cartOrderId"] != before["placementCarts"].back()["id"]) continue;
+    EXPECT_EQ(t["status"], "COMPLETED") << t;
+    ++orders;
+  }
+  EXPECT_EQ(orders, 1);
+}
+
+TEST(DataDir, AResetIsItselfDurable) {
+  TempDir dir;
+  json fixture;
+  {
+    TestServer s(WithDataDir(dir.path));
+    fixture = World(s);
+    ASSERT_EQ(s.Put("/_sim/wallet", {{"balanceCents", 1}}, kAliceKey).status, 200);
+    ASSERT_EQ(s.Post("/_sim/reset", json::object(), "").status, 200);
+  }
+  TestServer s(WithDataDir(dir.path));
+  EXPECT_EQ(World(s), fixture);
+}
+
+TEST(DataDir, ASecondEmsimOnTheSameDirectoryIsRefused) {
+  TempDir dir;
+  TestServer first(WithDataDir(dir.path));
+  app::Options o = WithDataDir(dir.path);
+  o.port = 0;
+  try {
+    cli::App second(o);
+    FAIL() << "two emsims on one data dir";
+  } catch (const cli::StartupError& e) {
+    EXPECT_NE(std::string(e.what()).find("in use by another emsim (pid"), std::string::npos) << e.what();
+  }
+}
+
+void Write(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  f << text;
+}
+
+TEST(StateFile, BootsFromADumpInJsonOrYamlAndResetReturnsToIt) {
+  TempDir dir;
+  json dump;
+  {
+    TestServer s;
+    ASSERT_EQ(s.Post("/v2/placement-tests/purchase", kPurchase).status, 200);
+    dump = s.Get("/_sim/state?secrets=true", "").body;
+  }
+  Write(dir.path + "/world.json", dump.dump());
+  // JSON is YAML's flow style: behind a comment the same text takes the YAML path.
+  Write(dir.path + "/world.yaml", "# a dump, as YAML\n" + dump.dump(2));
+  for (const char* file : {"/world.json", "/world.yaml"}) {
+    app::Options o;
+    o.stateFile = dir.path + file;
+    TestServer s(o);
+    json expected = dump;
+    expected.erase("clock");
+    EXPECT_EQ(World(s), expected) << file;
+    EXPECT_EQ(s.Get("/_sim/clock", "").body["epochMs"], dump["clock"]["epochMs"]) << file;
+    ASSERT_EQ(s.Put("/_sim/wallet", {{"balanceCents", 1}}, kAliceKey).status, 200);
+    ASSERT_EQ(s.Post("/_sim/reset", json::object(), "").status, 200);
+    EXPECT_EQ(World(s), expected) << file << ": a reset returns to the booted world";
+  }
+}
+
+TEST(StateFile, ABadDocumentStopsTheStartNamingTheFile) {
+  TempDir dir;
+  Write(dir.path + "/bad.json", R"({"accounts": 5})");
+  app::Options o;
+  o.stateFile = dir.path + "/bad.json";
+  try {
+    cli::App app(o);
+    FAIL() << "started from a bad state";
+  } catch (const cli::StartupError& e) {
+    EXPECT_NE(std::string(e.what()).find(dir.path + "/bad.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("state.accounts"), std::string::npos) << e.what();
+  }
+}
+
+TEST(StateCommand, DumpFromOneEmsimLoadsIntoAnother) {
+  TempDir dir;
+  TestServer from, to;
+  ASSERT_EQ(from.Post("/v2/placement-tests/purchase", kPurchase).status, 200);
+  const std::string file = dir.path + "/dump.json";
+  ASSERT_EQ(cli::StateCommand({"dump", "--url", from.baseUrl(), "--out", file}), 0);
+  ASSERT_EQ(cli::StateCommand({"load", "--url", to.baseUrl(), file}), 0);
+  EXPECT_EQ(World(to), World(from));
+  EXPECT_EQ(cli::StateCommand({"load", "--url", to.baseUrl(), dir.path + "/missing.json"}), 2);
+}
+
+}  // namespace
+}  // namespace emsim::testing

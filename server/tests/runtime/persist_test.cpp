@@ -1,0 +1,218 @@
+// Durable state (runtime/persist.hpp): what a store's write transactions change reaches the file,
+// a new Persister on the same directory reads the same world back, and a damaged or foreign file,
+// a second emsim on the directory, a row that is not a record, are refused with a message naming
+// the file, the table and the id. The kill -9 and torn-file tests are scripts/crash-test.py.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <string>
+
+#include "model/state.hpp"
+#include "runtime/clock.hpp"
+#include "runtime/persist.hpp"
+#include "runtime/store.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace emsim::runtime {
+namespace {
+
+using model::State;
+
+using testing::TempDir;
+
+State SmallWorld() {
+  State s;
+  model::Account a;
+  a.id = "acc_1";
+  a.apiKey = "key_1";
+  a.user.id = "usr_1";
+  a.walletCents = 1000;
+  s.AddAccount(a);
+  model::Workspace w;
+  w.id = "ws_1";
+  w.accountId = "acc_1";
+  w.name = "One";
+  s.workspaces.Insert(w);
+  return s;
+}
+
+// An emsim's store on a data dir, as App wires it: SmallWorld is both the world and the baseline,
+// written whole into a new directory. Members in this order so the writer stops before the clock.
+struct Running {
+  Clock clock;
+  Persister persister;
+  Store store;
+  explicit Running(const std::string& dir, Durability d = Durability::kFull, model::Millis start = 0)
+      : clock(ClockMode::kManual, start), persister(dir, d), store(SmallWorld(), SmallWorld()) {
+    persister.Start(clock);
+    store.Persist(persister, true);
+  }
+};
+
+// The world a new Persister reads from `dir`, loaded as emsim's start loads it.
+State Reopen(const std::string& dir) {
+  Persister p(dir, Durability::kFull);
+  EXPECT_TRUE(p.HasData());
+  return model::LoadState(p.Read().state);
+}
+
+void Sql(const std::string& file, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  sqlite3_close(db);
+}
+
+TEST(TableChanges, NotesRowsHandedOutMutablyAndNothingElse) {
+  model::Table<model::Workspace> t;
+  model::Workspace w;
+  w.id = "a";
+  t.Insert(w);
+  w.id = "b";
+  t.Insert(w);
+  t.Track(true);
+  const auto& ct = t;
+  ct.Find("a");  // a read
+  std::vector<std::pair<std::string, bool>> seen;
+  auto take = [&] {
+    seen.clear();
+    return t.TakeChanges([&](const std::string& id, const model::Workspace* row) { seen.emplace_back(id, row != nullptr); });
+  };
+  EXPECT_FALSE(take());
+  EXPECT_TRUE(seen.empty());
+  t.Find("b")->name = "changed";
+  t.Find("b");
+  w.id = "c";
+  t.Insert(w);
+  t.Erase("a");
+  EXPECT_FALSE(take());
+  EXPECT_EQ(seen, (std::vector<std::pair<std::string, bool>>{{"a", false}, {"b", true}, {"c", true}}));
+  for (auto& row : t) row.name = "all";  // mutable iteration: the whole table
+  EXPECT_TRUE(take());
+  EXPECT_FALSE(take());  // forgotten once taken
+}
+
+TEST(Persist, WritesReachTheFileAndReadBackTheSameWorld) {
+  TempDir dir;
+  {
+    Running r(dir.path);
+    Store& store = r.store;
+    store.Write([](State& s) {
+      s.accounts.Find("acc_1")->walletCents -= 250;
+      model::Workspace w;
+      w.id = "ws_2";
+      w.accountId = "acc_1";
+      s.workspaces.Insert(w);
+      s.Schedule(5, "test.job", json{{"n", 1}});
+      s.Schedule(6, "test.job", json{{"n", 2}});
+      s.Emit("domain.updated", "acc_1", json{{"x", 1}}, 7);
+    });
+    store.Write([](State& s) { s.EraseJob(s.jobs.begin()); });
+    store.AwaitDurable();
+  }
+  const State back = Reopen(dir.path);
+  EXPECT_EQ(back.accounts.Find("acc_1")->walletCents, 750);
+  EXPECT_TRUE(back.workspaces.Contains("ws_2"));
+  ASSERT_EQ(back.jobs.size(), 1u);
+  EXPECT_EQ(back.jobs.begin()->second.args.Parse()["n"], 2);
+  EXPECT_EQ(back.events.size(), 1u);
+  EXPECT_EQ(back.nextJobSeq, 3u);
+}
+
+TEST(Persist, ResetIsDurableAndReturnsToTheBaseline) {
+  TempDir dir;
+  {
+    Running r(dir.path, Durability::kProcess, 0);
+    Store& store = r.store;
+    store.Write([](State& s) { s.accounts.Find("acc_1")->walletCents = 1; });
+    store.Reset();
+    store.AwaitDurable();
+  }
+  EXPECT_EQ(Reopen(dir.path).accounts.Find("acc_1")->walletCents, 1000);
+}
+
+TEST(Persist, TheClockIsSavedWithEveryBatch) {
+  TempDir dir;
+  {
+    Running r(dir.path, Durability::kFull, 1000);
+    r.clock.Set(5000);
+    r.store.AwaitDurable();
+  }
+  Persister p(dir.path, Durability::kFull);
+  const Recovered r = p.Read();
+  ASSERT_TRUE(r.clock);
+  EXPECT_EQ((*r.clock)["mode"], "manual");
+  EXPECT_EQ((*r.clock)["epochMs"], 5000);
+}
+
+TEST(Persist, ANewDirectoryHasNoWorld) {
+  TempDir dir;
+  Persister p(dir.path, Durability::kFull);
+  EXPECT_FALSE(p.HasData());
+}
+
+TEST(Persist, ASecondEmsimOnTheDirectoryIsRefusedNamingTheFirstsPid) {
+  TempDir dir;
+  Persister first(dir.path, Durability::kFull);
+  try {
+    Persister second(dir.path, Durability::kFull);
+    FAIL() << "opened twice";
+  } catch (const PersistError& e) {
+    EXPECT_NE(std::string(e.what()).find("pid " + std::to_string(::getpid())), std::string::npos) << e.what();
+  }
+}
+
+TEST(Persist, ARowThatIsNotARecordIsRefusedNamingFileTableAndId) {
+  TempDir dir;
+  {
+    Running r(dir.path, Durability::kFull, 0);
+    r.store.AwaitDurable();
+  }
+  const std::string file = dir.path + "/emsim.db";
+  Sql(file, "UPDATE workspaces SET body='{\"id\":\"ws_1\",' WHERE id='ws_1'");
+  Persister p(dir.path, Durability::kFull);
+  try {
+    p.Read();
+    FAIL() << "a torn row was read";
+  } catch (const PersistError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(file), std::string::npos) << m;
+    EXPECT_NE(m.find("table workspaces, id ws_1"), std::string::npos) << m;
+  }
+}
+
+TEST(Persist, ARowThatBreaksTheWorldsRulesIsNamedByTableAndId) {
+  TempDir dir;
+  {
+    Running r(dir.path, Durability::kFull, 0);
+    r.store.AwaitDurable();
+  }
+  Sql(dir.path + "/emsim.db", "UPDATE accounts SET body=json_set(body, '$.walletCents', 'lots') WHERE id='acc_1'");
+  Persister p(dir.path, Durability::kFull);
+  const Recovered r = p.Read();
+  try {
+    model::LoadState(r.state);
+    FAIL() << "a wallet of text was loaded";
+  } catch (const std::exception& e) {
+    const std::string m = p.Describe(e.what(), r.state);
+    EXPECT_NE(m.find("table accounts, id acc_1"), std::string::npos) << m;
+  }
+}
+
+TEST(Persist, AFileOfANewerFormatOrNotEmsimsIsRefused) {
+  TempDir newer, foreign;
+  Sql(newer.path + "/emsim.db", "PRAGMA user_version=99");
+  EXPECT_THROW(Persister(newer.path, Durability::kFull), PersistError);
+  Sql(foreign.path + "/emsim.db", "CREATE TABLE notes(x)");
+  try {
+    Persister p(foreign.path, Durability::kFull);
+    FAIL() << "wrote over a foreign file";
+  } catch (const PersistError& e) {
+    EXPECT_NE(std::string(e.what()).find("not emsim's file"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace emsim::runtime
