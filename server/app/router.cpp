@@ -394,9 +394,10 @@ Response Router::Handle(RawRequest raw) {
   // going to sleep and waking up on the lock (measured). A GET or read-only POST shares the lock.
   // /_sim routes get none (app::Ctx says why). The transaction ends before the answer is
   // journaled and written.
+  // What may change the world: anything but a GET or a route the catalogue marks read-only.
+  const bool writes = req.method != "GET" && !route.readOnly;
   try {
     if (authenticated) {
-      const bool writes = req.method != "GET" && !route.readOnly;
       model::Result<model::Caller> caller = writes ? authenticate(ctx.writeTxn.emplace(svc_.store.BeginWrite()).state())
                                                    : authenticate(ctx.readTxn.emplace(svc_.store.BeginRead()).state());
       if (!caller) {
@@ -409,8 +410,9 @@ Response Router::Handle(RawRequest raw) {
     Reply reply = route.handler(ctx);
     ctx.EndTxn();
     // With --data-dir an answer to anything that may have changed the world waits until the
-    // change is on disk (runtime/persist.hpp); in memory this returns at once.
-    if (req.method != "GET") svc_.store.AwaitDurable();
+    // change is on disk (runtime/persist.hpp); in memory this returns at once. Reads, read-only
+    // POSTs included, never wait for the disk.
+    if (writes) svc_.store.AwaitDurable();
     if (!reply) return fail(reply.error());
     return Finish(req, std::move(reply.value()), started, false);
   } catch (const std::exception& e) {
