@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
-#include <regex>
 #include <stdexcept>
 
 #include "core/json_limits.hpp"
@@ -24,48 +23,6 @@ constexpr const char* kUsage = R"(Usage:
   --admin-token TOKEN (or EMSIM_ADMIN_TOKEN) is sent as 'Authorization: Bearer TOKEN'.
 A dump boots an emsim too: emsim serve --state FILE.
 )";
-
-// A plain scalar typed as YAML 1.2's core schema; quoted and block scalars stay text.
-json Scalar(const fixture::yaml::Node& n) {
-  if (n.IsNull()) return nullptr;
-  const std::string& text = n.Scalar();
-  if (!n.IsPlainScalar()) return text;
-  if (text == "true" || text == "True" || text == "TRUE") return true;
-  if (text == "false" || text == "False" || text == "FALSE") return false;
-  if (auto i = model::ParseInteger(text)) return *i;
-  static const std::regex kFloat(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
-  if (std::regex_match(text, kFloat)) return std::strtod(text.c_str(), nullptr);
-  return text;
-}
-
-// YAML -> JSON with an explicit stack: the document's depth is the file's, not ours to recurse on.
-json YamlToJson(const fixture::yaml::Node& root) {
-  struct Frame {
-    fixture::yaml::Node node;
-    json* out;
-  };
-  json result;
-  std::vector<Frame> todo{{root, &result}};
-  while (!todo.empty()) {
-    Frame f = todo.back();
-    todo.pop_back();
-    if (f.node.IsMap()) {
-      *f.out = json::object();
-      for (size_t i = 0; i < f.node.size(); ++i) {
-        const auto key = f.node.Key(i);
-        if (!key.IsScalar()) throw std::runtime_error("line " + std::to_string(key.Line() + 1) + ": a key must be text");
-        todo.push_back({f.node.Value(i), &(*f.out)[key.Scalar()]});
-      }
-    } else if (f.node.IsSequence()) {
-      *f.out = json::array();
-      f.out->get_ref<json::array_t&>().resize(f.node.size());
-      for (size_t i = 0; i < f.node.size(); ++i) todo.push_back({f.node[i], &(*f.out)[i]});
-    } else {
-      *f.out = Scalar(f.node);
-    }
-  }
-  return result;
-}
 
 std::string Flag(const std::vector<std::string>& args, size_t& i) {
   if (i + 1 >= args.size()) throw std::runtime_error(args[i] + " needs a value");
@@ -89,7 +46,8 @@ json ReadStateFile(const std::string& path) {
   }
   try {
     const auto doc = fixture::yaml::Document::Parse(text);
-    return YamlToJson(doc.Root());
+    // The limits of a state document sent as JSON (PUT /_sim/state, the branch above).
+    return fixture::yaml::ToJson(doc.Root(), {model::kStateJsonLimits.maxDepth, model::kStateJsonLimits.maxValues});
   } catch (const fixture::yaml::ParseError& e) {
     throw std::runtime_error("--state " + path + ":" + std::to_string(e.line + 1) + ": " + e.what());
   } catch (const std::exception& e) {

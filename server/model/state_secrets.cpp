@@ -1,7 +1,9 @@
 #include "model/state_secrets.hpp"
 
 #include <array>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 namespace emsim::model {
 
@@ -15,7 +17,36 @@ constexpr std::array<std::pair<const char*, const char*>, 4> kSecretFields = {{
     {"faults", "apiKey"},
 }};
 
+bool IsSecretField(std::string_view key) {
+  for (const auto& [table, field] : kSecretFields)
+    if (key == field) return true;
+  return false;
+}
+
 }  // namespace
+
+size_t MaskSecretValues(json& value) {
+  size_t masked = 0;
+  std::vector<json*> todo{&value};
+  while (!todo.empty()) {
+    json* v = todo.back();
+    todo.pop_back();
+    if (v->is_object()) {
+      for (auto& [key, item] : v->items()) {
+        if (IsSecretField(key) && item.is_string() && !item.get_ref<const std::string&>().empty()) {
+          item = kMaskedSecret;
+          ++masked;
+        } else if (item.is_structured()) {
+          todo.push_back(&item);
+        }
+      }
+    } else if (v->is_array()) {
+      for (auto& item : *v)
+        if (item.is_structured()) todo.push_back(&item);
+    }
+  }
+  return masked;
+}
 
 size_t MaskSecrets(json& dump) {
   size_t masked = 0;

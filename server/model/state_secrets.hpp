@@ -21,4 +21,11 @@ size_t MaskSecrets(json& dump);
 // The first secret field of a dump that holds kMaskedSecret ("accounts[0].apiKey"), if any.
 std::optional<std::string> FindMaskedSecret(const json& dump);
 
+// The same secrets wherever else the control plane shows JSON it was sent or answered (the request
+// journal: a state dump PUT with its secrets, a fault's apiKey, a webhook endpoint's secret in the
+// answer that created it): every non-empty string under a key that names a secret field above
+// ("apiKey", "secret", "passwordFingerprint"), at any depth, becomes kMaskedSecret. Walks with an
+// explicit stack. Answers how many were masked.
+size_t MaskSecretValues(json& value);
+
 }  // namespace emsim::model

@@ -29,22 +29,28 @@ model::Millis Clock::Now() const {
 ClockMode Clock::mode() const { return mode_.load(std::memory_order_acquire); }
 
 bool Clock::Set(model::Millis now) {
-  std::lock_guard lock(mu_);
-  if (now < Now() || now > kLatest) return false;
-  if (mode_ == ClockMode::kManual) manual_now_ = now;
-  else real_offset_ = now - WallNow();
+  {
+    std::lock_guard lock(mu_);
+    if (now < Now() || now > kLatest) return false;
+    if (mode_ == ClockMode::kManual) manual_now_ = now;
+    else real_offset_ = now - WallNow();
+  }
+  Moved();
   return true;
 }
 
 void Clock::SetMode(ClockMode mode) {
-  std::lock_guard lock(mu_);
-  if (mode == mode_) return;
-  if (mode == ClockMode::kManual) {
-    manual_now_ = WallNow() + real_offset_;  // freeze where real time is
-  } else {
-    real_offset_ = manual_now_ - WallNow();  // continue from the frozen time
+  {
+    std::lock_guard lock(mu_);
+    if (mode == mode_) return;
+    if (mode == ClockMode::kManual) {
+      manual_now_ = WallNow() + real_offset_;  // freeze where real time is
+    } else {
+      real_offset_ = manual_now_ - WallNow();  // continue from the frozen time
+    }
+    mode_.store(mode, std::memory_order_release);
   }
-  mode_.store(mode, std::memory_order_release);
+  Moved();  // the scheduler's loop waits differently in each mode
 }
 
 void Clock::Reset() {
@@ -52,16 +58,22 @@ void Clock::Reset() {
     Restore(ClockMode::kManual, start_);
     return;
   }
-  std::lock_guard lock(mu_);
-  if (mode_ == ClockMode::kManual) real_offset_ = manual_now_ - WallNow();  // continue from the frozen time
-  mode_.store(ClockMode::kReal, std::memory_order_release);
+  {
+    std::lock_guard lock(mu_);
+    if (mode_ == ClockMode::kManual) real_offset_ = manual_now_ - WallNow();  // continue from the frozen time
+    mode_.store(ClockMode::kReal, std::memory_order_release);
+  }
+  Moved();
 }
 
 void Clock::Restore(ClockMode mode, model::Millis now) {
-  std::lock_guard lock(mu_);
-  manual_now_ = now;
-  real_offset_ = now - WallNow();
-  mode_.store(mode, std::memory_order_release);
+  {
+    std::lock_guard lock(mu_);
+    manual_now_ = now;
+    real_offset_ = now - WallNow();
+    mode_.store(mode, std::memory_order_release);
+  }
+  Moved();
 }
 
 }  // namespace emsim::runtime

@@ -6,6 +6,7 @@
 // Neither mode ever moves backwards, except by a reset of a manual clock (back to its start, so a
 // test sees the same times on every run) and by loading a state dump (its clock exactly).
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <string>
 
@@ -35,6 +36,11 @@ class Clock {
 
   static model::Millis WallNow();
 
+  // Told after every move the clock makes (Set, SetMode, Reset, Restore), outside the clock's lock:
+  // the scheduler's way of hearing that jobs may have fallen due. Set once, before the clock is
+  // shared between threads (the scheduler's constructor), and cleared by its destructor.
+  void SetMovedObserver(std::function<void()> observer) { moved_ = std::move(observer); }
+
   // The latest time the clock accepts, the end of year 9999 (the timestamp form's last year):
   // keeps every `now + delay` of the model far from overflow.
   static constexpr model::Millis kLatest = 253402300799999;
@@ -49,6 +55,10 @@ class Clock {
   model::Millis start_;
   std::atomic<model::Millis> manual_now_{0};   // manual mode
   std::atomic<model::Millis> real_offset_{0};  // real mode: now = wall + offset
+  std::function<void()> moved_;
+  void Moved() const {
+    if (moved_) moved_();
+  }
 };
 
 }  // namespace emsim::runtime

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "core/json_limits.hpp"
+#include "model/state_secrets.hpp"
 
 namespace emsim::runtime {
 
@@ -69,7 +70,7 @@ json ToJson(const JournalEntry& e) {
   return out;
 }
 
-json Journal::List(const json& filters, size_t limit) const {
+json Journal::List(const json& filters, size_t limit, bool secrets) const {
   // Every stripe's entries, put back in ticket order (the order requests were journaled), keeping
   // the newest capacity_: the stripes together can hold a few more.
   std::vector<std::pair<std::uint64_t, json>> all;
@@ -89,7 +90,11 @@ json Journal::List(const json& filters, size_t limit) const {
     for (const auto& [key, want] : filters.items()) {
       if (!e.contains(key) || e[key] != want) keep = false;
     }
-    if (keep) out.push_back(std::move(e));
+    if (!keep) continue;
+    if (!secrets)
+      for (const char* part : {"body", "response"})
+        if (auto it = e.find(part); it != e.end()) model::MaskSecretValues(*it);
+    out.push_back(std::move(e));
   }
   if (limit && out.size() > limit) out.erase(out.begin(), out.end() - static_cast<std::ptrdiff_t>(limit));
   return out;

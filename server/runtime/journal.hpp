@@ -46,7 +46,9 @@ class Journal {
   void Add(JournalEntry&& entry);
   void Add(json entry);  // a ready-made record (errors raised by the transport before the pipeline)
   // Newest last. Filters: method, path (exact), operationId, status; limit keeps the newest N.
-  json List(const json& filters, size_t limit) const;
+  // With `secrets` false, the bodies and answers listed have their secrets masked
+  // (model::MaskSecretValues), as GET /_sim/state does without ?secrets=true.
+  json List(const json& filters, size_t limit, bool secrets = false) const;
   void Clear();
   size_t size() const;
 

@@ -79,7 +79,8 @@ class Persister {
   // What opening the file recovered of a torn WAL ("" when nothing was dropped).
   const std::string& walReport() const { return wal_report_; }
 
-  // Whether the file holds a world (a first snapshot committed).
+  // Whether the file holds a world (a first snapshot committed). Throws PersistError for a file
+  // with rows but no committed batch: emsim never starts empty over data.
   bool HasData();
   // Reads every row; throws PersistError naming the file, the table and the id of a row that is
   // not a JSON record. The document is then checked by model::LoadState.

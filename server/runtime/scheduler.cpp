@@ -11,11 +11,13 @@ using model::Millis;
 
 Scheduler::Scheduler(runtime::Store& store, Clock& clock) : store_(store), clock_(clock) {
   store_.SetJobsObserver([this](Millis due) { OnScheduled(due); });
+  clock_.SetMovedObserver([this] { OnScheduled(INT64_MIN); });
 }
 
 Scheduler::~Scheduler() {
   Stop();
   store_.SetJobsObserver({});
+  clock_.SetMovedObserver({});
 }
 
 void Scheduler::Register(const std::string& kind, StateRunner runner) { state_runners_[kind] = std::move(runner); }
@@ -138,8 +140,14 @@ void Scheduler::AwaitTasksBefore(Millis before) {
 
 void Scheduler::ForgetQueued() {
   std::lock_guard lock(task_mu_);
-  for (const auto& t : queue_) unfinished_.erase(unfinished_.find(t.job.dueMs));
-  queue_.clear();
+  // The loop may already have started jobs of the new state (the store woke it when it swapped the
+  // state in): those are kept, or their jobs would stay marked running and never run.
+  const std::uint64_t current = store_.generation();
+  std::erase_if(queue_, [&](const Task& t) {
+    if (t.generation == current) return false;
+    unfinished_.erase(unfinished_.find(t.job.dueMs));
+    return true;
+  });
   task_cv_.notify_all();
 }
 
@@ -180,8 +188,6 @@ void Scheduler::OnScheduled(Millis due) {
   }
   loop_cv_.notify_one();
 }
-
-void Scheduler::Poke() { OnScheduled(INT64_MIN); }
 
 void Scheduler::Loop() {
   for (;;) {

@@ -10,8 +10,9 @@
 // events it creates, the delivery log), however late it actually ran.
 //
 // One thread (the loop) starts due jobs. It sleeps until the earliest waiting job is due and is
-// woken by the store when a write schedules work due earlier (Store::SetJobsObserver: the one
-// place that wakes it) or by Poke() when the clock moved. Jobs are data, and of two kinds:
+// woken by what it watches, and by nothing else: the store, when a write schedules work due earlier
+// or replaces the state (Store::SetJobsObserver), and the clock, when it moves or changes mode
+// (Clock::SetMovedObserver). Jobs are data, and of two kinds:
 //  - state jobs change only the state: they run under the write lock, in the write that removes
 //    them (a domain transition, a placement step);
 //  - task jobs do work outside the lock (a webhook attempt on the wire): they run on the
@@ -75,10 +76,9 @@ class Scheduler {
   void Stop();
   // True from the start of Stop(): work that waits in real time (a sink's delay) ends early.
   bool stopping() const { return stopping_.load(); }
-  // The clock moved or changed mode: look at the jobs again.
-  void Poke();
-  // After a reset or a state load: tasks queued for the old state are dropped (they would do
-  // nothing: their state is gone).
+  // After a reset or a state load: tasks queued for an earlier state (an older generation of the
+  // store) are dropped; they would do nothing, their state is gone. Tasks already queued for the
+  // new state stay.
   void ForgetQueued();
   // Holds back the starting of jobs while the caller replaces the state and the clock together
   // (reset, state load): no job may start on the new state at the old time, or the reverse.
@@ -95,7 +95,7 @@ class Scheduler {
   model::Millis EarliestWaiting() const;
   // Blocks until no task whose due time is < `before` is running or queued.
   void AwaitTasksBefore(model::Millis before);
-  void OnScheduled(model::Millis due);  // the store's observer
+  void OnScheduled(model::Millis due);  // the store's observer; the clock's with INT64_MIN
   void Loop();
   void Work();
   void Finished(const Task& task);

@@ -31,43 +31,6 @@ constexpr size_t kMaxAliasExpansion = 100'000;
 bool IsAsciiLetter(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-// YAML 1.2 core integers: [-+]?[0-9]+
-bool IsIntegerText(std::string_view s) {
-  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
-  if (s.empty()) return false;
-  for (char c : s)
-    if (!IsDigit(c)) return false;
-  return true;
-}
-
-// YAML 1.2 core floats: [-+]?(digits.digits* | .digits)([eE][-+]?digits)? or [-+]?digits[eE][-+]?digits
-bool IsFloatText(std::string_view s) {
-  size_t i = 0;
-  const auto digits = [&] {
-    const size_t from = i;
-    while (i < s.size() && IsDigit(s[i])) ++i;
-    return i - from;
-  };
-  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
-  const size_t whole = digits();
-  bool point = false;
-  size_t fraction = 0;
-  if (i < s.size() && s[i] == '.') {
-    point = true;
-    ++i;
-    fraction = digits();
-  }
-  if (whole == 0 && fraction == 0) return false;
-  bool exponent = false;
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
-    if (digits() == 0) return false;
-    exponent = true;
-  }
-  return i == s.size() && (point || exponent);
-}
-
 }  // namespace
 
 // [A-Za-z_][A-Za-z0-9_]*, by hand: std::regex recurses per character of a long scalar.
@@ -249,13 +212,13 @@ json Reader::Convert(const yaml::Node& n, bool matchers, const std::string& path
   if (!n.IsPlainScalar()) return s;  // quoted or block: always text
   if (s == "true" || s == "True" || s == "TRUE") return true;
   if (s == "false" || s == "False" || s == "FALSE") return false;
-  if (IsIntegerText(s)) {
+  if (fixture::yaml::IsCoreInteger(s)) {
     // Past int64: kept as text (a long digit string is an id, not a number).
     const std::string_view digits = s[0] == '+' ? std::string_view(s).substr(1) : std::string_view(s);
     if (auto v = model::ParseInteger(digits)) return *v;
     return s;
   }
-  if (IsFloatText(s)) {
+  if (fixture::yaml::IsCoreFloat(s)) {
     errno = 0;
     const double v = std::strtod(s.c_str(), nullptr);
     // 1e400: no JSON number can hold it (and emsim refuses past int64 anyway).

@@ -21,7 +21,6 @@ void ResetAll(app::Services& svc) {
   svc.journal.Clear();
   svc.errorIds.Reset(svc.options.seed);
   for (auto& hook : svc.resetHooks) hook();
-  svc.scheduler.Poke();  // the clock moved
 }
 
 app::Reply SimHealth(app::Ctx& ctx) {
@@ -33,14 +32,20 @@ app::Reply SimReset(app::Ctx& ctx) {
   return app::Json({{"status", "ok"}, {"clock", ClockJson(ctx.svc.clock)}});
 }
 
-app::Reply SimGetState(app::Ctx& ctx) {
-  // DESIGN.md gap decision: secrets masked unless asked for. Asking needs nothing more than any
-  // /_sim request does: the admin token, when one is configured.
+// DESIGN.md gap decision: secrets masked unless asked for with ?secrets=true. Asking needs nothing
+// more than any /_sim request does: the admin token, when one is configured.
+model::Result<bool> SecretsWanted(app::Ctx& ctx) {
   const bool secrets = ctx.req.Query("secrets", "false") == "true";
   if (ctx.req.query.contains("secrets") && !secrets && ctx.req.Query("secrets") != "false")
     return model::Error::Validation("secrets", "secrets must be true or false", "query");
+  return secrets;
+}
+
+app::Reply SimGetState(app::Ctx& ctx) {
+  auto secrets = SecretsWanted(ctx);
+  if (!secrets) return secrets.error();
   json dump = ctx.svc.store.Dump();
-  if (!secrets) model::MaskSecrets(dump);
+  if (!*secrets) model::MaskSecrets(dump);
   dump["clock"] = {{"mode", runtime::ToString(ctx.svc.clock.mode())}, {"epochMs", ctx.svc.clock.Now()}};
   return app::Json(std::move(dump));
 }
@@ -87,7 +92,6 @@ app::Reply SimPutState(app::Ctx& ctx) {
     if (clock) ctx.svc.clock.Restore(clock->first, clock->second);
   }
   ctx.svc.scheduler.ForgetQueued();  // attempts queued for the replaced state
-  ctx.svc.scheduler.Poke();          // the clock may have moved
   return app::Json({{"status", "ok"}, {"clock", ClockJson(ctx.svc.clock)}});
 }
 
@@ -102,7 +106,9 @@ app::Reply SimListRequests(app::Ctx& ctx) {
   }
   auto limit = QueryInt(ctx.req, "limit", 0, 0, 999'999);
   if (!limit) return limit.error();
-  return app::Json({{"requests", ctx.svc.journal.List(filters, static_cast<size_t>(*limit))}});
+  auto secrets = SecretsWanted(ctx);
+  if (!secrets) return secrets.error();
+  return app::Json({{"requests", ctx.svc.journal.List(filters, static_cast<size_t>(*limit), *secrets)}});
 }
 
 app::Reply SimGetClock(app::Ctx& ctx) { return app::Json(ClockJson(ctx.svc.clock)); }
@@ -147,7 +153,6 @@ app::Reply SimPutClock(app::Ctx& ctx) {
     if (auto refused = RefuseBackwards(ctx.svc.clock, *now, param)) return *refused;
   if (b.contains("mode")) {
     ctx.svc.clock.SetMode(b["mode"] == "real" ? runtime::ClockMode::kReal : runtime::ClockMode::kManual);
-    ctx.svc.scheduler.Poke();  // the loop waits differently in each mode
   }
   // Setting `now` forward is an advance: jobs that fall due run, in order, each at its due time.
   if (now) return app::Json(AdvanceJson(ctx.svc.scheduler.AdvanceTo(*now), ctx.svc.clock));

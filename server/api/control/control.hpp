@@ -17,4 +17,8 @@ app::Reply SimAdvanceClock(app::Ctx& ctx);  // POST /_sim/clock/advance
 // layers registered in Services::resetHooks (sinks, faults, deliveries).
 void ResetAll(app::Services& svc);
 json ClockJson(const runtime::Clock& clock);
+
+// ?secrets=true|false of the routes that show secrets (state, requests, faults): masked unless
+// asked for (DESIGN.md gap decision); a 400 for any other value.
+model::Result<bool> SecretsWanted(app::Ctx& ctx);
 }  // namespace emsim::api

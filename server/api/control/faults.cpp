@@ -1,6 +1,8 @@
 #include "api/control/faults.hpp"
 
+#include "api/control/control.hpp"
 #include "model/faults.hpp"
+#include "model/state_secrets.hpp"
 
 namespace emsim::api {
 
@@ -15,11 +17,14 @@ app::Reply SimCreateFault(app::Ctx& ctx) {
 }
 
 app::Reply SimListFaults(app::Ctx& ctx) {
+  auto secrets = SecretsWanted(ctx);
+  if (!secrets) return secrets.error();
   json list = ctx.Read([](const model::State& s) {
     json out = json::array();
     for (const auto& f : s.faults) out.push_back(model::FaultView(f));
     return out;
   });
+  if (!*secrets) model::MaskSecretValues(list);  // the key a fault targets is an account's API key
   return app::Json({{"faults", std::move(list)}});
 }
 

@@ -333,7 +333,7 @@ TEST(PlacementTests, UnknownOrForeignMailboxesAre400NamingMailboxIds) {
   EXPECT_EQ(WalletCents(server), 24800);
 }
 
-// Issue 3, "Money and concurrency": 50 real concurrent HTTP ONE_TIME purchases that together
+// Money and concurrency: 50 real concurrent HTTP ONE_TIME purchases that together
 // exceed the balance. The wallet never goes negative and every cent is accounted for.
 TEST(PlacementTests, FiftyConcurrentOneTimePurchasesNeverOverdrawAndLoseNoCent) {
   TestServer server;

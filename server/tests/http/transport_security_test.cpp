@@ -423,6 +423,36 @@ TEST(ControlPlane, StateDumpMasksSecretsUnlessAskedFor) {
   EXPECT_EQ(server.Get("/_sim/state?secrets=yes", "").status, 400);
 }
 
+// The same secrets are masked wherever else /_sim shows what it was sent or answered: the journal
+// (a state dump PUT with its keys, the answer that created an endpoint with its secret) and the
+// fault list (the API key a fault targets).
+TEST(ControlPlane, TheJournalAndTheFaultListMaskSecretsUnlessAskedFor) {
+  TestServer server;
+  auto endpoint = CreateEndpoint(server, "http://127.0.0.1:9/hook");
+  ASSERT_FALSE(endpoint.secret.empty());
+  auto full = server.Get("/_sim/state?secrets=true", "");
+  ASSERT_EQ(server.Send("PUT", "/_sim/state", full.raw, "", {}).status, 200);
+  ASSERT_EQ(server.Post("/_sim/faults", {{"path", "/v1/mailbox/list"}, {"apiKey", kBobKey}, {"status", 503}}, "").status, 201);
+
+  auto journal = server.Get("/_sim/requests", "");
+  ASSERT_EQ(journal.status, 200);
+  EXPECT_EQ(journal.raw.find(kAliceKey), std::string::npos) << "the PUT state body's keys";
+  EXPECT_EQ(journal.raw.find(kBobKey), std::string::npos) << "the fault's apiKey";
+  EXPECT_EQ(journal.raw.find(endpoint.secret), std::string::npos) << "the endpoint's secret, in a body and an answer";
+  EXPECT_NE(journal.raw.find(model::kMaskedSecret), std::string::npos);
+  auto journal_full = server.Get("/_sim/requests?secrets=true", "");
+  ASSERT_EQ(journal_full.status, 200);
+  EXPECT_NE(journal_full.raw.find(kAliceKey), std::string::npos);
+  EXPECT_NE(journal_full.raw.find(endpoint.secret), std::string::npos);
+  EXPECT_EQ(server.Get("/_sim/requests?secrets=1", "").status, 400);
+
+  auto faults = server.Get("/_sim/faults", "");
+  ASSERT_EQ(faults.status, 200);
+  EXPECT_EQ(faults.body["faults"][0]["apiKey"], model::kMaskedSecret);
+  EXPECT_EQ(server.Get("/_sim/faults?secrets=true", "").body["faults"][0]["apiKey"], kBobKey);
+  EXPECT_EQ(server.Get("/_sim/faults?secrets=maybe", "").status, 400);
+}
+
 TEST(ControlPlane, AFullDumpLoadsBackExactlyAndAMaskedOneIsRefusedWithoutChange) {
   TestServer server;
   CreateEndpoint(server, "http://127.0.0.1:9/hook");

@@ -58,6 +58,12 @@ State Reopen(const std::string& dir) {
   return model::LoadState(p.Read().state);
 }
 
+// A directory holding SmallWorld, committed, with no emsim on it.
+void WriteWorld(const std::string& dir) {
+  Running r(dir, Durability::kFull, 0);
+  r.store.AwaitDurable();
+}
+
 void Sql(const std::string& file, const std::string& sql) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
@@ -153,6 +159,20 @@ TEST(Persist, ANewDirectoryHasNoWorld) {
   EXPECT_FALSE(p.HasData());
 }
 
+TEST(Persist, RowsWithoutACommittedBatchAreNeverWrittenOver) {
+  TempDir dir;
+  WriteWorld(dir.path);
+  // The marker every batch writes, gone (a hand edit, a damaged write): the rows are still data.
+  Sql(dir.path + "/emsim.db", "DELETE FROM meta WHERE name='batch'");
+  Persister p(dir.path, Durability::kFull);
+  EXPECT_THROW(
+      try { p.HasData(); } catch (const PersistError& e) {
+        EXPECT_NE(std::string(e.what()).find("has rows but the file has no committed batch"), std::string::npos) << e.what();
+        throw;
+      },
+      PersistError);
+}
+
 TEST(Persist, ASecondEmsimOnTheDirectoryIsRefusedNamingTheFirstsPid) {
   TempDir dir;
   Persister first(dir.path, Durability::kFull);
@@ -166,10 +186,7 @@ TEST(Persist, ASecondEmsimOnTheDirectoryIsRefusedNamingTheFirstsPid) {
 
 TEST(Persist, ARowThatIsNotARecordIsRefusedNamingFileTableAndId) {
   TempDir dir;
-  {
-    Running r(dir.path, Durability::kFull, 0);
-    r.store.AwaitDurable();
-  }
+  WriteWorld(dir.path);
   const std::string file = dir.path + "/emsim.db";
   Sql(file, "UPDATE workspaces SET body='{\"id\":\"ws_1\",' WHERE id='ws_1'");
   Persister p(dir.path, Durability::kFull);
@@ -185,10 +202,7 @@ TEST(Persist, ARowThatIsNotARecordIsRefusedNamingFileTableAndId) {
 
 TEST(Persist, ARowThatBreaksTheWorldsRulesIsNamedByTableAndId) {
   TempDir dir;
-  {
-    Running r(dir.path, Durability::kFull, 0);
-    r.store.AwaitDurable();
-  }
+  WriteWorld(dir.path);
   Sql(dir.path + "/emsim.db", "UPDATE accounts SET body=json_set(body, '$.walletCents', 'lots') WHERE id='acc_1'");
   Persister p(dir.path, Durability::kFull);
   const Recovered r = p.Read();
