@@ -144,17 +144,20 @@ class Runner {
   std::string Prepare() {
     const ScenarioHeader& h = sc_.header;
     const std::string original_mode = Control("GET", "/_sim/clock").value("mode", "");
-    if (h.reset) Control("POST", "/_sim/reset");
     const bool own_fixture = !h.fixtures.empty();
+    // The scenario's own fixture is read before anything changes: a bad file stops the run with the
+    // emsim as it was, not reset.
+    json state;
+    std::optional<model::Millis> start = h.clockStart;
+    if (own_fixture) {
+      const std::string path = h.fixtures == "default" ? o_.defaultFixture : h.fixtures;
+      fixture::Fixture f = fixture::LoadFixtureFile(path, h.seed.value_or(1));
+      state = model::DumpState(f.state);
+      if (!start) start = f.clockStart;
+    }
+    if (h.reset) Control("POST", "/_sim/reset");
     if (own_fixture || h.seed || h.clockStart) {
-      json state;
-      std::optional<model::Millis> start = h.clockStart;
-      if (own_fixture) {
-        const std::string path = h.fixtures == "default" ? o_.defaultFixture : h.fixtures;
-        fixture::Fixture f = fixture::LoadFixtureFile(path, h.seed.value_or(1));
-        state = model::DumpState(f.state);
-        if (!start) start = f.clockStart;
-      } else {
+      if (!own_fixture) {
         state = Control("GET", "/_sim/state?secrets=true");
         if (h.seed) state["ids"]["seed"] = *h.seed;
       }

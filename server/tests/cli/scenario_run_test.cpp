@@ -469,3 +469,24 @@ TEST(SimScenariosRun, BadInputIsRefusedBeforeAnythingRuns) {
 
 }  // namespace
 }  // namespace emsim::testing
+
+namespace emsim::testing {
+namespace {
+
+// All or nothing: a scenario whose fixture file cannot be loaded stops before its preparation
+// changes anything, even with `reset: true`.
+TEST(ScenarioRun, ABadFixtureFileLeavesTheEmsimAsItWas) {
+  TestServer server;
+  TempDir dir;
+  dir.Write("broken.yaml", "accounts: [this is not a fixture\n");
+  ASSERT_EQ(server.Put("/_sim/wallet", {{"balanceCents", 123}}, kAliceKey).status, 200);
+  const json before = server.Get("/_sim/state?secrets=true", "").body;
+  scenario::Scenario sc = scenario::ParseScenarioText(
+      "name: broken fixture\nreset: true\nfixtures: broken.yaml\nsteps:\n  - GET: /_sim/health\n", "b.yaml", dir.path.string());
+  const scenario::ScenarioReport r = scenario::RunScenario(sc, api::ScenarioOptionsFor(server.svc()));
+  EXPECT_FALSE(r.setupError.empty()) << "the fixture's error is the run's";
+  EXPECT_EQ(server.Get("/_sim/state?secrets=true", "").body, before) << "not reset, not loaded: as it was";
+}
+
+}  // namespace
+}  // namespace emsim::testing
