@@ -1,9 +1,6 @@
 #include "scenario/parse.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -209,23 +206,11 @@ json Reader::Convert(const yaml::Node& n, bool matchers, const std::string& path
   }
   const std::string& s = n.Scalar();
   CheckVars(n, s);
-  if (!n.IsPlainScalar()) return s;  // quoted or block: always text
-  if (s == "true" || s == "True" || s == "TRUE") return true;
-  if (s == "false" || s == "False" || s == "FALSE") return false;
-  if (fixture::yaml::IsCoreInteger(s)) {
-    // Past int64: kept as text (a long digit string is an id, not a number).
-    const std::string_view digits = s[0] == '+' ? std::string_view(s).substr(1) : std::string_view(s);
-    if (auto v = model::ParseInteger(digits)) return *v;
-    return s;
+  try {
+    return yaml::TypedScalar(n);  // the core schema, as a state file written as YAML is read
+  } catch (const yaml::ParseError& e) {
+    Fail(n, e.what());
   }
-  if (fixture::yaml::IsCoreFloat(s)) {
-    errno = 0;
-    const double v = std::strtod(s.c_str(), nullptr);
-    // 1e400: no JSON number can hold it (and emsim refuses past int64 anyway).
-    if (!std::isfinite(v) || errno == ERANGE) Fail(n, "the number " + model::SafeText(s, 40) + " is out of range");
-    return v;
-  }
-  return s;
 }
 
 void Reader::CheckVars(const yaml::Node& at, const std::string& s) const {
