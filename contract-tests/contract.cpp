@@ -43,7 +43,13 @@ const std::vector<Operation>& Operations() { return g_contract.operations; }
 const Operation& Op(const std::string& id) {
   for (const auto& op : Operations())
     if (op.id == id) return op;
-  static const Operation kUnknown{"unknown", "GET", "/", "", emsim::schema::Access::kWorkspace};
+  static const Operation kUnknown = [] {
+    Operation op;
+    op.id = "unknown";
+    op.method = "GET";
+    op.path = "/";
+    return op;
+  }();
   ADD_FAILURE() << "the catalogue has no public operation " << id;
   return kUnknown;
 }

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses (clang, ASan + UBSan, into build-fuzz/), writes their seed corpora
-# from the project's files, fuzzes each harness for SECONDS (default 60), then replays every input
-# it has: the seeds, the corpus the fuzzer grew (kept between runs) and fuzz/regressions/. Prints
-# the executions per harness and "N passed, N failed"; exits non-zero on any finding, whose input
-# is left in build-fuzz/fuzz-crashes/<harness>/ (README.md beside this script).
+# Builds the libFuzzer harnesses (clang, ASan + UBSan, into build-fuzz/: scripts/sanitized-build.sh),
+# writes their seed corpora from the project's files, fuzzes each harness for SECONDS (default 60),
+# then replays every input it has: the seeds, the corpus the fuzzer grew (kept between runs) and
+# fuzz/regressions/. Prints the executions per harness and "N passed, N failed"; exits non-zero on
+# any finding, whose input is left in build-fuzz/fuzz-crashes/<harness>/ (README.md beside this
+# script).
 #
 # Usage: fuzz/run.sh [SECONDS] [HARNESS...]      e.g. fuzz/run.sh 3600 router
 # Environment: EMSIM_FUZZ_BUILD_DIR (default <checkout>/build-fuzz), EMSIM_FUZZ_ARGS (extra
@@ -17,24 +18,8 @@ harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(router schema scenario fixture state)
 
 # ---- build -----------------------------------------------------------------------------------------
-launcher=()
-if command -v ccache >/dev/null 2>&1; then
-  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(dirname "$root")}" CCACHE_NOHASHDIR=true
-  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-fi
-if [ ! -f "$build/build.ninja" ]; then
-  # -O1: what the sanitizers are meant for, and a quicker build than -O2; -g1: line numbers in
-  # stack traces without full debug information.
-  CXX=${EMSIM_FUZZ_CXX:-clang++} cmake -S "$root" -B "$build" -G Ninja -DEMSIM_FUZZ=ON \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" "${launcher[@]}" >/dev/null || {
-    echo "fuzz: cannot configure $build (clang and libclang-rt-14-dev installed? scripts/install-deps.sh)"
-    echo "fuzz: 0 passed, 1 failed"; exit 1; }
-fi
-if ! cmake --build "$build" --target fuzz_all --parallel "${EMSIM_JOBS:-$(nproc)}" >"$build/fuzz-build.log" 2>&1; then
-  tail -30 "$build/fuzz-build.log"
-  echo "fuzz: build failed (log: $build/fuzz-build.log)"
-  echo "fuzz: 0 passed, 1 failed"; exit 1
-fi
+mkdir -p "$build"
+"$root/scripts/sanitized-build.sh" "$build/fuzz-build.log" fuzz_all || { echo "fuzz: 0 passed, 1 failed"; exit 1; }
 
 # ---- seeds -----------------------------------------------------------------------------------------
 seeds=$build/fuzz-seeds

@@ -1,44 +1,45 @@
 #!/usr/bin/env bash
-# The sanitizer tier: the unit and in-process HTTP tests (emsim_tests_<layer>) built with AddressSanitizer
-# and UndefinedBehaviorSanitizer in their own build directory (build-asan/ beside the normal one,
-# or $EMSIM_ASAN_BUILD_DIR), then run. Any sanitizer report fails the test that caused it (UBSan
-# aborts: -fno-sanitize-recover), a leak fails the run. Prints "N passed, N failed" (tests).
+# The sanitizer tier: the unit and in-process HTTP tests (emsim_tests_<layer>) built with clang,
+# AddressSanitizer and UndefinedBehaviorSanitizer in the build directory the fuzz tier shares
+# (build-fuzz/ beside the normal one, or $EMSIM_FUZZ_BUILD_DIR: scripts/sanitized-build.sh), then
+# run. Any sanitizer report fails the test that caused it (UBSan aborts: -fno-sanitize-recover), a
+# leak fails the run. Prints "N passed, N failed" (tests).
 set -uo pipefail
 build=${1:?build dir}
 root=$(cd "$(dirname "$0")/../.." && pwd)
-asan=${EMSIM_ASAN_BUILD_DIR:-$(dirname "$build")/build-asan}
-launcher=()
-if command -v ccache >/dev/null 2>&1; then
-  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(dirname "$root")}" CCACHE_NOHASHDIR=true
-  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-fi
-if [ ! -f "$asan/build.ninja" ]; then
-  # -O1 -g1: the sanitizers' recommended optimization, line numbers in reports, a quicker build.
-  cmake -S "$root" -B "$asan" -G Ninja -DEMSIM_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" "${launcher[@]}" >/dev/null
-fi
+asan=${EMSIM_FUZZ_BUILD_DIR:-$(dirname "$build")/build-fuzz}
+export EMSIM_FUZZ_BUILD_DIR=$asan
 start=$(date +%s)
-if ! cmake --build "$asan" --target emsim_tests --parallel "${EMSIM_JOBS:-$(nproc)}" >"$asan/sanitizers-build.log" 2>&1; then
-  tail -30 "$asan/sanitizers-build.log"
-  echo "sanitizers: build failed (log: $asan/sanitizers-build.log)"
-  echo "sanitizers: 0 passed, 1 failed"
-  exit 1
-fi
-echo "sanitizers: the emsim_tests_<layer> executables built with ASan + UBSan in $(( $(date +%s) - start )) s"
+mkdir -p "$asan"
+"$root/scripts/sanitized-build.sh" "$asan/sanitizers-build.log" emsim_tests || { echo "sanitizers: 0 passed, 1 failed"; exit 1; }
+echo "sanitizers: the emsim_tests_<layer> executables built with clang, ASan + UBSan in $(( $(date +%s) - start )) s"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 out=$asan/sanitizers-tests.log
 : >"$out"
 start=$(date +%s)
-# One process per layer's test executable (emsim_tests_<layer>): each test's App starts under ASan
-# once, without ctest's process per test. Two run at a time.
+# One process per layer's test executable (emsim_tests_<layer>), or per shard of the slow ones (gtest's
+# GTEST_TOTAL_SHARDS): each test's App starts under ASan once, without ctest's process per test.
+# Two run at a time, the app layer's four shards first (the hostile-request corpus, four slices of
+# ~60 s under ASan, is most of the run).
 rc=0
-pids=()
+running=0
+jobs=()
 for bin in "$asan"/emsim_tests_*; do
   [ -x "$bin" ] || continue
-  ("$bin" --gtest_brief=1 >"$out.$(basename "$bin")" 2>&1; echo $? >"$out.$(basename "$bin").rc") &
-  pids+=($!)
-  if [ ${#pids[@]} -ge 2 ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
+  n=1
+  [ "$(basename "$bin")" = emsim_tests_app ] && n=4
+  for ((k = 0; k < n; k++)); do
+    if [ "$n" -eq 1 ]; then job="$(basename "$bin") $bin 1 0"; else job="$(basename "$bin").$k $bin $n $k"; fi
+    if [ "$n" -gt 1 ]; then jobs=("$job" "${jobs[@]}"); else jobs+=("$job"); fi
+  done
+done
+for job in "${jobs[@]}"; do
+  read -r name bin total index <<<"$job"
+  (GTEST_TOTAL_SHARDS=$total GTEST_SHARD_INDEX=$index "$bin" --gtest_brief=1 >"$out.$name" 2>&1
+   echo $? >"$out.$name.rc") &
+  running=$((running + 1))
+  if [ "$running" -ge 2 ]; then wait -n; running=$((running - 1)); fi
 done
 wait
 passed=0 failed=0

@@ -16,7 +16,7 @@ namespace emsim::cli {
 
 namespace {
 
-constexpr const char* kUsage = R"(Usage: emsim scenario run FILE... [flags]
+constexpr const char* kScenarioUsage = R"(Usage: emsim scenario run FILE... [flags]
 
 Runs each scenario file (scenarios/README.md) and prints, step by step, what held and what did
 not. Every file is parsed before any runs: a malformed one stops everything (exit 2).
@@ -39,11 +39,11 @@ Exit status: 0 every scenario passed, 1 some step failed, 2 usage or parse error
 
 int ScenarioCommand(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    std::cout << kUsage;
+    std::cout << kScenarioUsage;
     return args.empty() ? 2 : 0;
   }
   if (args[0] != "run") {
-    std::cerr << "emsim scenario: unknown subcommand '" << args[0] << "'\n" << kUsage;
+    std::cerr << "emsim scenario: unknown subcommand '" << args[0] << "'\n" << kScenarioUsage;
     return 2;
   }
   std::vector<std::string> files;
@@ -59,7 +59,7 @@ int ScenarioCommand(const std::vector<std::string>& args) {
       return args[++i];
     };
     if (a == "--help" || a == "-h") {
-      std::cout << kUsage;
+      std::cout << kScenarioUsage;
       return 0;
     } else if (a == "--base-url") base_url = value("--base-url");
     else if (a == "--junit") junit = value("--junit");
@@ -73,12 +73,12 @@ int ScenarioCommand(const std::vector<std::string>& args) {
     }
     else if (a == "--quiet") quiet = true;
     else if (a.rfind("--", 0) == 0) {
-      std::cerr << "emsim scenario run: unknown flag '" << a << "'\n" << kUsage;
+      std::cerr << "emsim scenario run: unknown flag '" << a << "'\n" << kScenarioUsage;
       return 2;
     } else files.push_back(a);
   }
   if (files.empty()) {
-    std::cerr << "emsim scenario run: name at least one scenario file\n" << kUsage;
+    std::cerr << "emsim scenario run: name at least one scenario file\n" << kScenarioUsage;
     return 2;
   }
 

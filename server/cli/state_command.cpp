@@ -17,7 +17,7 @@ namespace {
 
 constexpr std::uintmax_t kMaxStateFileBytes = 512u * 1024 * 1024;  // as --max-state-bytes' default
 
-constexpr const char* kUsage = R"(Usage:
+constexpr const char* kStateUsage = R"(Usage:
   emsim state dump --url URL [--out FILE]   GET URL/_sim/state?secrets=true, as JSON, to stdout or FILE
   emsim state load --url URL FILE           PUT FILE (JSON or YAML) to URL/_sim/state
   --admin-token TOKEN (or EMSIM_ADMIN_TOKEN) is sent as 'Authorization: Bearer TOKEN'.
@@ -57,7 +57,7 @@ json ReadStateFile(const std::string& path) {
 
 int StateCommand(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || (args[0] != "dump" && args[0] != "load")) {
-    (args.empty() || args[0].rfind("-", 0) != 0 ? std::cerr : std::cout) << kUsage;
+    (args.empty() || args[0].rfind("-", 0) != 0 ? std::cerr : std::cout) << kStateUsage;
     return args.empty() || (args[0] != "--help" && args[0] != "-h") ? 2 : 0;
   }
   std::string url, out, file, token;

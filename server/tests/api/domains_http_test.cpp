@@ -53,13 +53,6 @@ bool Contains(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
-void ExpectValidationError(TestServer& server, const HttpResult& r, const std::string& param) {
-  EXPECT_EQ(r.status, 400) << r.raw;
-  EXPECT_CONFORMS(server, "resources/error_validation", r.body);
-  ASSERT_TRUE(r.body["errors"].is_array() && !r.body["errors"].empty()) << r.raw;
-  EXPECT_EQ(r.body["errors"][0]["param"], param) << r.raw;
-}
-
 void ExpectNotFound(TestServer& server, const HttpResult& r, const std::string& mentioned) {
   EXPECT_EQ(r.status, 404) << r.raw;
   EXPECT_CONFORMS(server, "resources/error_with_id", r.body);

@@ -43,13 +43,6 @@ std::vector<json> Events(TestServer& server, const std::string& type) {
   return out;
 }
 
-void ExpectValidationError(TestServer& server, const HttpResult& r, const std::string& param) {
-  EXPECT_EQ(r.status, 400) << r.raw;
-  EXPECT_CONFORMS(server, "resources/error_validation", r.body);
-  ASSERT_TRUE(r.body["errors"].is_array() && !r.body["errors"].empty()) << r.raw;
-  EXPECT_EQ(r.body["errors"][0]["param"], param) << r.raw;
-}
-
 TEST(ExportMailboxes, ManualAnswersAtOnceAndTheCsvAppearsOnlyAfterTheClockAdvances) {
   TestServer server;
   auto r = server.Post(kExport, {{"apps", json::array({"MANUAL"})}, {"status", ""}});

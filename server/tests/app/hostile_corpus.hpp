@@ -16,14 +16,6 @@
 
 namespace emsim::testing::hostile {
 
-// Cases that still crash, hang or answer wrongly until the parser limits and atomic state loading
-// land (STYLE.md habit 11: limits before work). Each entry is a substring of case names; a matching case is
-// not sent, and the test prints every case it held back. The lead empties this list when those
-// fixes are merged: the list must end empty.
-// Cases held back while a known failure is being fixed, by a part of their name. Empty: every
-// generated case runs; add a name here only with the failure it stands for.
-const std::vector<std::string> kKnownToFailUntilLimitsLand = {};
-
 struct Case {
   std::string name;         // "<operationId> <category>: <detail>", unique
   std::string op;           // operation id of the route the case aims at

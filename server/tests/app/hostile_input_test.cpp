@@ -541,7 +541,7 @@ TEST(HostileScenarios, MatcherRegexesAreBoundedOnBothSides) {
 
 TEST(HostileScenarios, FixtureReferencesStayInsideTheScenarioFolder) {
   TempDir dir;
-  std::ifstream in(std::filesystem::path(cli::DefaultFixturePath()));
+  std::ifstream in{std::filesystem::path(cli::DefaultFixturePath())};
   std::stringstream fixture;
   fixture << in.rdbuf();
   dir.Write("mine.yaml", fixture.str());
@@ -583,7 +583,7 @@ TEST(HostileScenarios, OverHttpAFixtureOutsideTheFolderIsA400) {
 }
 
 TEST(HostileFixtures, TimesOutsideTheYearsAndHugeTimingsAreRefused) {
-  std::ifstream in(std::filesystem::path(cli::DefaultFixturePath()));
+  std::ifstream in{std::filesystem::path(cli::DefaultFixturePath())};
   std::stringstream text;
   text << in.rdbuf();
   const std::string fixture = text.str();

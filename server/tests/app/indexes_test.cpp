@@ -20,8 +20,6 @@
 namespace emsim {
 namespace {
 
-model::State DefaultState() { return fixture::LoadFixtureFile(cli::DefaultFixturePath(), 1).state; }
-
 model::State Generated(const fixture::GenerateOptions& o) {
   std::ostringstream text;
   fixture::WriteGeneratedFixture(text, o, false);
@@ -42,14 +40,14 @@ model::Mailbox NewMailbox(const model::State& s, const std::string& id, const st
 }
 
 TEST(StateIndexes, DefaultFixtureLoadsConsistent) {
-  model::State s = DefaultState();
+  model::State s = testing::DefaultFixtureState();
   EXPECT_EQ(model::IndexProblems(s), "");
   EXPECT_EQ(s.domainsByWorkspace.at("ws_northwind").size(), 14u);
   EXPECT_EQ(s.mailboxesByWorkspace.at("ws_northwind").size(), 76u);
 }
 
 TEST(StateIndexes, StayConsistentThroughTheMutators) {
-  model::State s = DefaultState();
+  model::State s = testing::DefaultFixtureState();
   const std::string ws = "ws_labs";
   const auto before = s.mailboxesByWorkspace[ws].size();
   const auto active_before = s.activeMailboxesByWorkspace[ws];
@@ -83,7 +81,7 @@ TEST(StateIndexes, StayConsistentThroughTheMutators) {
 }
 
 TEST(StateIndexes, ProblemsAreReportedWhenAChangeBypassesTheMutators) {
-  model::State s = DefaultState();
+  model::State s = testing::DefaultFixtureState();
   s.mailboxes.Find(s.mailboxesByWorkspace["ws_lumen"].front())->status = model::MailboxStatus::kInactive;  // not SetMailboxStatus
   EXPECT_NE(model::IndexProblems(s).find("activeMailboxesByWorkspace"), std::string::npos);
   s.RebuildIndexes();
@@ -93,7 +91,7 @@ TEST(StateIndexes, ProblemsAreReportedWhenAChangeBypassesTheMutators) {
 }
 
 TEST(StateIndexes, RebuiltByStateLoadAndCarriedByStoreResetAndLoad) {
-  model::State s = DefaultState();
+  model::State s = testing::DefaultFixtureState();
   s.AddMailbox(NewMailbox(s, "mbx_extra", s.domainsByWorkspace["ws_lumen"].front(), "ACTIVE"));
   model::State loaded = model::LoadState(model::DumpState(s));
   EXPECT_EQ(model::IndexProblems(loaded), "");
@@ -101,7 +99,7 @@ TEST(StateIndexes, RebuiltByStateLoadAndCarriedByStoreResetAndLoad) {
   EXPECT_EQ(loaded.domainsByWorkspace, s.domainsByWorkspace);
   EXPECT_EQ(loaded.activeMailboxesByWorkspace["ws_lumen"], s.activeMailboxesByWorkspace["ws_lumen"]);
 
-  runtime::Store store(DefaultState());
+  runtime::Store store(testing::DefaultFixtureState());
   const auto base = store.Read([](const model::State& st) { return st.mailboxesByWorkspace.at("ws_lumen").size(); });
   store.Write([&](model::State& st) { st.AddMailbox(NewMailbox(st, "mbx_w", st.domainsByWorkspace["ws_lumen"].front(), "ACTIVE")); });
   EXPECT_EQ(store.Read([](const model::State& st) { return st.mailboxesByWorkspace.at("ws_lumen").size(); }), base + 1);
@@ -114,7 +112,7 @@ TEST(StateIndexes, RebuiltByStateLoadAndCarriedByStoreResetAndLoad) {
 }
 
 TEST(StateIndexes, WebhookEndpointsByPathFollowCreateUrlChangeAndLoad) {
-  model::State s = DefaultState();
+  model::State s = testing::DefaultFixtureState();
   const model::Caller alice{"acc_alice", "ws_northwind"};
   auto url = [](const std::string& sink) { return "http://127.0.0.1:9/_sim/sinks/" + sink + "/receive"; };
   auto create = [&](const std::string& u) {  // answers the new id

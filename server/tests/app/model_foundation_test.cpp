@@ -19,13 +19,12 @@
 #include "model/workspaces.hpp"
 #include "schema/registry.hpp"
 #include "fixture/fixtures.hpp"
+#include "tests/support/test_server.hpp"
 
 namespace emsim {
 namespace {
 
 using model::Millis;
-
-model::State DefaultState() { return fixture::LoadFixtureFile(cli::DefaultFixturePath(), 1).state; }
 
 TEST(Time, FormatsAndParsesIsoWithMilliseconds) {
   EXPECT_EQ(model::FormatIso(0), "1970-01-01T00:00:00.000Z");
@@ -96,7 +95,7 @@ TEST(Paging, CountersAgreeWithThePages) {
 }
 
 TEST(Auth, ResolvesAccountAndWorkspace) {
-  auto s = DefaultState();
+  auto s = testing::DefaultFixtureState();
   auto c = model::Authenticate(s, "emsim_test_alice_3f9c2a7b", "", true);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->accountId, "acc_alice");
@@ -117,7 +116,7 @@ TEST(Auth, ResolvesAccountAndWorkspace) {
 }
 
 TEST(Lists, DomainFilterIsCaseInsensitiveAndPaged) {
-  auto s = DefaultState();
+  auto s = testing::DefaultFixtureState();
   model::Caller alice{"acc_alice", "ws_northwind"};
   auto all = model::ListDomains(s, alice, "", 1);
   EXPECT_EQ(all.page.totalSearchedCount, 14);
@@ -131,7 +130,7 @@ TEST(Lists, DomainFilterIsCaseInsensitiveAndPaged) {
 }
 
 TEST(Lists, MailboxCountersComeFromState) {
-  auto s = DefaultState();
+  auto s = testing::DefaultFixtureState();
   model::Caller alice{"acc_alice", "ws_northwind"};
   auto v = model::ListMailboxes(s, alice, "", 1);
   std::int64_t in_ws = 0, active = 0, account = 0;
@@ -156,7 +155,7 @@ TEST(Lists, MailboxCountersComeFromState) {
 }
 
 TEST(Billing, UpsertKeepsIdAndRejectsForeignWorkspace) {
-  auto s = DefaultState();
+  auto s = testing::DefaultFixtureState();
   model::Caller alice{"acc_alice", "ws_northwind"};
   model::BillingInput in{"ws_labs", "Ada", "Lovelace", "Analytical", "1 Engine St", std::nullopt, std::nullopt,
                          "London", "LDN", "GB", "N1", "+44", "2071234567"};
@@ -176,7 +175,7 @@ TEST(Billing, UpsertKeepsIdAndRejectsForeignWorkspace) {
 }
 
 TEST(Store, DumpLoadRoundTripsExactly) {
-  runtime::Store store(DefaultState());
+  runtime::Store store(testing::DefaultFixtureState());
   store.Write([](model::State& s) {
     s.ids.Uuid4();
     s.Schedule(123, "x.kind", {{"a", 1}});
@@ -191,7 +190,7 @@ TEST(Store, DumpLoadRoundTripsExactly) {
 }
 
 TEST(Store, LoadRejectsDanglingReferencesAndKeepsTheOldState) {
-  runtime::Store store(DefaultState());
+  runtime::Store store(testing::DefaultFixtureState());
   json dump = store.Dump();
   const json before = dump;
   dump["mailboxes"][0]["domainId"] = "dom_missing";
@@ -206,7 +205,7 @@ TEST(Store, LoadRejectsDanglingReferencesAndKeepsTheOldState) {
 // Statuses are enums read through one table each: a name the table does not hold (case matters,
 // as on the wire) is refused with the row, what was found and what is allowed; nothing changes.
 TEST(Store, LoadRefusesAStatusItsTableDoesNotName) {
-  runtime::Store store(DefaultState());
+  runtime::Store store(testing::DefaultFixtureState());
   const json before = store.Dump();
   const struct {
     const char *table, *field, *value, *allowed;
@@ -233,7 +232,7 @@ TEST(Store, LoadRefusesAStatusItsTableDoesNotName) {
 }
 
 TEST(Fixtures, DefaultIsRichEnoughToExplore) {
-  auto s = DefaultState();
+  auto s = testing::DefaultFixtureState();
   EXPECT_EQ(s.accounts.size(), 2u);
   EXPECT_EQ(s.workspaces.size(), 3u);
   EXPECT_EQ(s.domains.size(), 25u);

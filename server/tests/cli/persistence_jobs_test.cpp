@@ -14,12 +14,6 @@ namespace {
 
 using model::Millis;
 
-app::Options WithDataDir(const std::string& dir) {
-  app::Options o;
-  o.dataDir = dir;
-  return o;
-}
-
 // What a person may do to a stopped emsim's file (README "Persistence"): here, move the saved real
 // clock's offset on, as if `hours` had passed while emsim was down, without a test sleeping.
 void AgeTheSavedClock(const std::string& db_path, Millis by) {
@@ -54,7 +48,9 @@ TEST(DataDirJobs, JobsThatFellDueWhileEmsimWasDownRunInOrderAtTheirDueTimes) {
   s.Advance("0s");  // answers once every job due by now has finished
   const json w = s.Get("/_sim/state", "").body;
   for (const auto& d : w["domains"])
-    if (d["domain"] == "brightreach.com") EXPECT_EQ(d["status"], "ACTIVE") << "both transitions ran";
+    if (d["domain"] == "brightreach.com") {
+      EXPECT_EQ(d["status"], "ACTIVE") << "both transitions ran";
+    }
   // Each transition ran at its own due time, the first before the second (which the first scheduled).
   std::vector<Millis> times;
   for (const auto& e : w["events"])

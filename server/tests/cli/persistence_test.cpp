@@ -11,12 +11,6 @@
 namespace emsim::testing {
 namespace {
 
-app::Options WithDataDir(const std::string& dir) {
-  app::Options o;
-  o.dataDir = dir;
-  return o;
-}
-
 const json kPurchase = {{"placementType", "ONE_TIME"}, {"testName", "kept"}, {"mailboxIds", {"mbx_nw_01_01"}}};
 
 json World(TestServer& s) {

@@ -4,12 +4,11 @@
 
 #include "core/time.hpp"
 #include "tests/support/webhook_receiver.hpp"
+#include "tests/support/fixture_clock.hpp"
 
 namespace emsim::testing {
 namespace {
 
-constexpr std::int64_t kStart = 1767258000;
-std::string At(std::int64_t offset_seconds) { return model::FormatIso((kStart + offset_seconds) * 1000); }
 
 json CreateSink(TestServer& server, const json& body = json::object()) {
   auto r = server.Post("/_sim/sinks", body, "");
@@ -44,7 +43,7 @@ TEST(Sinks, RecordsTheSignedDeliveryAndVerifiesItWithTheEndpointSecret) {
     EXPECT_FALSE(req["headers"].contains(pseudo)) << pseudo << ": only headers that were sent";
   EXPECT_EQ(json::parse(req["body"].get<std::string>())["id"], event["id"]);
   EXPECT_EQ(req["answeredStatus"], 200);
-  EXPECT_EQ(req["receivedAt"], At(0));
+  EXPECT_EQ(req["receivedAt"], FixtureTimeIso(0));
   // The raw body is recorded byte for byte: the test's own HMAC over it matches the header.
   const std::string sig = req["headers"]["x-service-signature"];
   const std::string t = sig.substr(2, sig.find(',') - 2);
@@ -63,9 +62,9 @@ TEST(Sinks, FailFirstNTimesThenSucceedRunsTheRetrySchedule) {
   ASSERT_EQ(d.size(), 3u) << d.dump(1);
   EXPECT_EQ(d[0]["responseStatus"], 503);
   EXPECT_EQ(d[1]["responseStatus"], 503);
-  EXPECT_EQ(d[1]["scheduledAt"], At(60));
+  EXPECT_EQ(d[1]["scheduledAt"], FixtureTimeIso(60));
   EXPECT_EQ(d[2]["status"], "succeeded");
-  EXPECT_EQ(d[2]["scheduledAt"], At(360));
+  EXPECT_EQ(d[2]["scheduledAt"], FixtureTimeIso(360));
   EXPECT_EQ(GetSink(server, sink["id"])["received"], 3);
 }
 

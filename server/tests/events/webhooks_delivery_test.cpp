@@ -18,13 +18,12 @@
 
 #include "core/time.hpp"
 #include "tests/support/webhook_receiver.hpp"
+#include "tests/support/fixture_clock.hpp"
 
 namespace emsim::testing {
 namespace {
 
-constexpr std::int64_t kStart = 1767258000;  // 2026-01-01T09:00:00Z, the default fixture's clock
 
-std::string At(std::int64_t offset_seconds) { return model::FormatIso((kStart + offset_seconds) * 1000); }
 
 app::Options WithTimeout(std::int64_t ms) {
   app::Options o;
@@ -73,7 +72,7 @@ TEST(WebhookDelivery, SignedEnvelopeWithPart6HeadersReachesARealReceiver) {
   EXPECT_CONFORMS(server, "events/workspace.invitations", body);
   EXPECT_EQ(body["id"], event["id"]);
   EXPECT_EQ(body["type"], "workspace.invitations");
-  EXPECT_EQ(body["created"], kStart);
+  EXPECT_EQ(body["created"], kFixtureStartSeconds);
   EXPECT_EQ(body["api_version"], "2026-07-01");
   EXPECT_EQ(body["data"]["workspaceDetails"]["id"], "ws_northwind");
   EXPECT_EQ(body.size(), 5u) << "envelope fields only: " << hit.body;
@@ -85,8 +84,8 @@ TEST(WebhookDelivery, SignedEnvelopeWithPart6HeadersReachesARealReceiver) {
   EXPECT_EQ(d[0]["eventId"], event["id"]);
   EXPECT_EQ(d[0]["endpointId"], endpoint.id);
   EXPECT_EQ(d[0]["responseStatus"], 200);
-  EXPECT_EQ(d[0]["scheduledAt"], At(0));
-  EXPECT_EQ(d[0]["sentAt"], At(0));
+  EXPECT_EQ(d[0]["scheduledAt"], FixtureTimeIso(0));
+  EXPECT_EQ(d[0]["sentAt"], FixtureTimeIso(0));
   EXPECT_EQ(d[0]["signatureTimestamp"], std::stoll(t));
   EXPECT_TRUE(d[0]["nextAttemptAt"].is_null());
   EXPECT_TRUE(d[0]["durationMs"].is_number_integer());
@@ -103,7 +102,7 @@ TEST(WebhookDelivery, SignsWithSimulatedTimeWhenTheFlagSaysSo) {
   server.Advance("0s");
   ASSERT_EQ(receiver.Count(), 1u);
   const auto hit = receiver.Hits()[0];
-  const std::string t = std::to_string(kStart + 3600);
+  const std::string t = std::to_string(kFixtureStartSeconds + 3600);
   EXPECT_EQ(hit.Header("X-Service-Signature"), "t=" + t + ",v1=" + TestHmacSha256Hex(endpoint.secret, t + "." + hit.body));
 }
 
@@ -182,10 +181,10 @@ TEST(WebhookDelivery, FailedDeliveryIsRetriedOnTheWholeScheduleThenGivenUp) {
     EXPECT_EQ(d[i]["attempt"], i + 1);
     EXPECT_EQ(d[i]["status"], "failed");
     EXPECT_EQ(d[i]["responseStatus"], 500);
-    EXPECT_EQ(d[i]["scheduledAt"], At(offsets[i]));
-    EXPECT_EQ(d[i]["sentAt"], At(offsets[i]));
+    EXPECT_EQ(d[i]["scheduledAt"], FixtureTimeIso(offsets[i]));
+    EXPECT_EQ(d[i]["sentAt"], FixtureTimeIso(offsets[i]));
     EXPECT_EQ(d[i]["consecutiveFailures"], i + 1);
-    if (i < 7) EXPECT_EQ(d[i]["nextAttemptAt"], At(offsets[i + 1]));
+    if (i < 7) EXPECT_EQ(d[i]["nextAttemptAt"], FixtureTimeIso(offsets[i + 1]));
     else EXPECT_TRUE(d[i]["nextAttemptAt"].is_null()) << "8 attempts in all";
   }
   // Every attempt carries the same event, byte for byte (consumers de-duplicate by id).
@@ -211,7 +210,7 @@ TEST(WebhookDelivery, AnyTwoHundredSucceedsAndResetsTheCounter) {
   EXPECT_EQ(d[1]["consecutiveFailures"], 2);
   EXPECT_EQ(d[2]["status"], "succeeded");
   EXPECT_EQ(d[2]["responseStatus"], 204);
-  EXPECT_EQ(d[2]["scheduledAt"], At(360));
+  EXPECT_EQ(d[2]["scheduledAt"], FixtureTimeIso(360));
   EXPECT_EQ(d[2]["consecutiveFailures"], 0);
   EXPECT_EQ(EndpointSummary(server, endpoint.id)["consecutiveFailures"], 0);
   EXPECT_EQ(receiver.Count(), 3u);
@@ -259,7 +258,7 @@ TEST(WebhookDelivery, TwentiethConsecutiveFailureDisablesNotifiesAndDropsPending
   EXPECT_EQ(Only(all, "scheduled").size(), 0u);
   for (const auto& d : Only(all, "dropped")) {
     EXPECT_EQ(d["attempt"], 2);
-    EXPECT_EQ(d["scheduledAt"], At(60));
+    EXPECT_EQ(d["scheduledAt"], FixtureTimeIso(60));
     EXPECT_TRUE(d["sentAt"].is_null());
     EXPECT_NE(d["error"].get<std::string>().find("disabled"), std::string::npos);
   }
@@ -322,7 +321,7 @@ TEST(WebhookDelivery, RedirectIsNotFollowedAndCountsAsAFailure) {
   EXPECT_EQ(d[0]["status"], "failed");
   EXPECT_EQ(d[0]["responseStatus"], 302);
   EXPECT_EQ(d[1]["status"], "scheduled");
-  EXPECT_EQ(d[1]["scheduledAt"], At(60));
+  EXPECT_EQ(d[1]["scheduledAt"], FixtureTimeIso(60));
 }
 
 TEST(WebhookDelivery, ReceiverThatHangsFailsAtTheTimeout) {
@@ -341,7 +340,7 @@ TEST(WebhookDelivery, ReceiverThatHangsFailsAtTheTimeout) {
   EXPECT_EQ(d[0]["status"], "failed");
   EXPECT_TRUE(d[0]["responseStatus"].is_null());
   EXPECT_NE(d[0]["error"].get<std::string>().find("timeout"), std::string::npos) << d[0].dump();
-  EXPECT_EQ(d[0]["nextAttemptAt"], At(60));
+  EXPECT_EQ(d[0]["nextAttemptAt"], FixtureTimeIso(60));
 }
 
 TEST(WebhookDelivery, RefusedConnectionIsAFailure) {
@@ -435,7 +434,7 @@ TEST(WebhookDelivery, PendingRetrySurvivesStateDumpAndLoadIntoAnotherEmsim) {
   json pending = Deliveries(second, "?status=scheduled")["deliveries"];
   ASSERT_EQ(pending.size(), 1u);
   EXPECT_EQ(pending[0]["attempt"], 2);
-  EXPECT_EQ(pending[0]["scheduledAt"], At(60));
+  EXPECT_EQ(pending[0]["scheduledAt"], FixtureTimeIso(60));
 
   second.Advance("1m");
   ASSERT_EQ(receiver.Count(), 2u);

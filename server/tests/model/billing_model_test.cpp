@@ -10,7 +10,7 @@
 namespace emsim::model {
 namespace {
 
-State SmallWorld() {
+State BillingWorld() {
   State s;
   s.ids = IdGenerator(7);
   Account a;
@@ -64,7 +64,7 @@ TEST(WalletModel, DebitNeverGoesNegative) {
 }
 
 TEST(PlacementModel, OneTimePurchaseDebitsAndSchedulesTheFirstStep) {
-  State s = SmallWorld();
+  State s = BillingWorld();
   auto r = PurchasePlacementTests(s, {"acc", "ws"}, {"ONE_TIME", "t", {"mbx_a", "mbx_b"}}, 1000);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->walletBefore, 500);
@@ -85,7 +85,7 @@ TEST(PlacementModel, OneTimePurchaseDebitsAndSchedulesTheFirstStep) {
 // Part 4.7 / gap decision: credits come from ACTIVE subscriptions of the caller's account, the
 // period ending first used first, ties in creation order, split across subscriptions as needed.
 TEST(PlacementModel, MonthlyCreditsComeFromThePeriodEndingFirstTiesInCreationOrder) {
-  State s = SmallWorld();
+  State s = BillingWorld();
   auto add = [&s](const char* id, const char* account, const char* status, Millis period_end, std::int64_t credits) {
     Subscription sub;
     sub.id = id;
@@ -120,7 +120,7 @@ TEST(PlacementModel, MonthlyCreditsComeFromThePeriodEndingFirstTiesInCreationOrd
 }
 
 TEST(PlacementModel, ValidationFailuresChangeNothing) {
-  State s = SmallWorld();
+  State s = BillingWorld();
   const json before = DumpState(s);
   EXPECT_FALSE(PurchasePlacementTests(s, {"acc", "ws"}, {"WEEKLY", "t", {"mbx_a"}}, 0).ok());
   EXPECT_FALSE(PurchasePlacementTests(s, {"acc", "ws"}, {"ONE_TIME", "t", {}}, 0).ok());
@@ -131,7 +131,7 @@ TEST(PlacementModel, ValidationFailuresChangeNothing) {
 }
 
 TEST(PlacementModel, AJobForAVanishedCartDoesNothing) {
-  State s = SmallWorld();
+  State s = BillingWorld();
   AdvancePlacementTests(s, {{"cartOrderId", "gone"}, {"status", "RUNNING"}}, 0);
   EXPECT_TRUE(s.events.empty());
   EXPECT_TRUE(s.jobs.empty());
@@ -140,7 +140,7 @@ TEST(PlacementModel, AJobForAVanishedCartDoesNothing) {
 // The placement job writes its arguments' text itself (model/state.hpp JobArgs): it must be the
 // text nlohmann makes, so dumps, loads and the runner see the same {cartOrderId, status} object.
 TEST(PlacementModel, TheStepJobsArgumentsAreTheTextOfTheirObject) {
-  State s = SmallWorld();
+  State s = BillingWorld();
   auto r = PurchasePlacementTests(s, {"acc", "ws"}, {"ONE_TIME", "t", {"mbx_a"}}, 1000);
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(s.jobs.size(), 1u);

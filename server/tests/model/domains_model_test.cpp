@@ -5,21 +5,22 @@
 #include "model/checkouts.hpp"
 #include "model/domain_purchase.hpp"
 #include "model/domains.hpp"
+#include "tests/support/fixture_clock.hpp"
 
 namespace emsim::model {
 namespace {
 
-constexpr Millis kNow = 1'767'258'000'000;  // 2026-01-01T09:00:00.000Z
+using testing::kFixtureStartMs;  // 2026-01-01T09:00:00.000Z
 
 // Two accounts, one workspace each; "taken.com" belongs to bob, "alpha.com" and "alphamail.net"
 // to ann; a catalogue with a cheap .co special and names sharing the label "alpha".
-State SmallWorld() {
+State DomainsWorld() {
   State s;
   s.ids = IdGenerator(7);
   s.accounts.Insert({"acc_ann", "key_ann", {"usr_ann", "ann@example.com", "Ann", "A"}, 5000});
   s.accounts.Insert({"acc_bob", "key_bob", {"usr_bob", "bob@example.com", "Bob", "B"}, 0});
-  s.workspaces.Insert({"ws_ann", "acc_ann", "Ann", true, std::nullopt, kNow});
-  s.workspaces.Insert({"ws_bob", "acc_bob", "Bob", true, std::nullopt, kNow});
+  s.workspaces.Insert({"ws_ann", "acc_ann", "Ann", true, std::nullopt, kFixtureStartMs});
+  s.workspaces.Insert({"ws_bob", "acc_bob", "Bob", true, std::nullopt, kFixtureStartMs});
   auto domain = [&](std::string id, std::string ws, std::string acc, std::string name, std::string status) {
     Domain d;
     d.id = std::move(id);
@@ -27,7 +28,7 @@ State SmallWorld() {
     d.accountId = std::move(acc);
     d.domain = std::move(name);
     d.status = *core::ParseEnum<DomainStatus>(status);
-    d.createdAt = d.updatedAt = kNow - kDay;
+    d.createdAt = d.updatedAt = kFixtureStartMs - kDay;
     s.AddDomain(d);
   };
   domain("d_alpha", "ws_ann", "acc_ann", "alpha.com", "ACTIVE");
@@ -81,7 +82,7 @@ TEST(DomainNames, InvalidNamesNameDomainNameAndSayWhy) {
 // ---- prices ----------------------------------------------------------------------------------
 
 TEST(DomainPrices, CatalogueEntryBeatsTheDefaultTable) {
-  const State s = SmallWorld();
+  const State s = DomainsWorld();
   auto special = PriceOf(s, "alpha.co");
   ASSERT_TRUE(special);
   EXPECT_EQ(special->domainPriceCents, 999);
@@ -94,7 +95,7 @@ TEST(DomainPrices, CatalogueEntryBeatsTheDefaultTable) {
 }
 
 TEST(DomainPrices, UnsoldSuffixesHaveNoPrice) {
-  const State s = SmallWorld();
+  const State s = DomainsWorld();
   EXPECT_FALSE(PriceOf(s, "gamma.xyz"));
   EXPECT_FALSE(PriceOf(s, "mail.gamma.com"));  // a subdomain is not registrable
 }
@@ -102,7 +103,7 @@ TEST(DomainPrices, UnsoldSuffixesHaveNoPrice) {
 // ---- availability ----------------------------------------------------------------------------
 
 TEST(DomainAvailability, AskedNameFirstThenOtherSuffixesThenCatalogueVariants) {
-  const State s = SmallWorld();
+  const State s = DomainsWorld();
   auto r = CheckAvailability(s, "Gamma.com", 1);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(Names(*r), (std::vector<std::string>{"gamma.com", "gamma.net", "gamma.org", "gamma.io", "gamma.co"}));
@@ -111,7 +112,7 @@ TEST(DomainAvailability, AskedNameFirstThenOtherSuffixesThenCatalogueVariants) {
 }
 
 TEST(DomainAvailability, TakenNamesOfAnyAccountAreLeftOut) {
-  const State s = SmallWorld();
+  const State s = DomainsWorld();
   // alpha.com is ann's own; taken.com is bob's: neither is offered, to anyone.
   auto r = CheckAvailability(s, "alpha.com", 1);
   ASSERT_TRUE(r.ok());
@@ -125,7 +126,7 @@ TEST(DomainAvailability, TakenNamesOfAnyAccountAreLeftOut) {
 }
 
 TEST(DomainAvailability, PricesScaleWithYears) {
-  const State s = SmallWorld();
+  const State s = DomainsWorld();
   auto r = CheckAvailability(s, "alpha.co", 3);
   ASSERT_TRUE(r.ok());
   ASSERT_FALSE(r->empty());
@@ -135,7 +136,7 @@ TEST(DomainAvailability, PricesScaleWithYears) {
 }
 
 TEST(DomainAvailability, YearsOutsideOneToTenAreRejected) {
-  const State s = SmallWorld();
+  const State s = DomainsWorld();
   for (std::int64_t years : {0, 11, -1}) {
     auto r = CheckAvailability(s, "gamma.com", years);
     ASSERT_FALSE(r.ok());
@@ -145,7 +146,7 @@ TEST(DomainAvailability, YearsOutsideOneToTenAreRejected) {
 }
 
 TEST(DomainAvailability, AtMostTenNamesAndUnsoldAskedNameOmitted) {
-  State s = SmallWorld();
+  State s = DomainsWorld();
   for (int i = 0; i < 20; ++i) s.catalogue.push_back({"zeta" + std::to_string(i) + ".com", 1000, 1000});
   auto r = CheckAvailability(s, "zeta.xyz", 1);
   ASSERT_TRUE(r.ok());
@@ -157,8 +158,8 @@ TEST(DomainAvailability, AtMostTenNamesAndUnsoldAskedNameOmitted) {
 // ---- purchase --------------------------------------------------------------------------------
 
 TEST(DomainPurchase, WalletPaysAtOnceAndTheDomainStartsPending) {
-  State s = SmallWorld();
-  auto r = BuyDomain(s, kAnn, "gamma.io", 1, true, kNow);
+  State s = DomainsWorld();
+  auto r = BuyDomain(s, kAnn, "gamma.io", 1, true, kFixtureStartMs);
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->paidFromWallet);
   EXPECT_EQ(s.accounts.Find("acc_ann")->walletCents, 5000 - 3900);
@@ -169,22 +170,22 @@ TEST(DomainPurchase, WalletPaysAtOnceAndTheDomainStartsPending) {
   EXPECT_EQ(d->domain, "gamma.io");
   EXPECT_EQ(d->status, DomainStatus::kPending);
   EXPECT_EQ(d->workspaceId, "ws_ann");
-  EXPECT_EQ(d->expireOn, kNow + 365 * kDay);
+  EXPECT_EQ(d->expireOn, kFixtureStartMs + 365 * kDay);
   ASSERT_EQ(s.jobs.size(), 1u);
   EXPECT_EQ(s.jobs.begin()->second.kind, kConnectJob);
-  EXPECT_EQ(s.jobs.begin()->second.dueMs, kNow + 300 * kSecond);
+  EXPECT_EQ(s.jobs.begin()->second.dueMs, kFixtureStartMs + 300 * kSecond);
   EXPECT_TRUE(s.events.empty());  // creation is not a change (README)
   EXPECT_TRUE(IsTaken(s, "gamma.io"));
 }
 
 TEST(DomainPurchase, TooLittleOrNoWalletDeductsNothingAndOpensACheckout) {
-  State s = SmallWorld();
-  auto too_little = BuyDomain(s, kAnn, "gamma.io", 2, true, kNow);  // 78.00 > 50.00
+  State s = DomainsWorld();
+  auto too_little = BuyDomain(s, kAnn, "gamma.io", 2, true, kFixtureStartMs);  // 78.00 > 50.00
   ASSERT_TRUE(too_little.ok());
   EXPECT_FALSE(too_little->paidFromWallet);
   EXPECT_EQ(too_little->checkout->status, CheckoutStatus::kPending);
   EXPECT_EQ(too_little->checkout->amountCents, 7800);
-  auto no_wallet = BuyDomain(s, kAnn, "gamma.com", 1, false, kNow);
+  auto no_wallet = BuyDomain(s, kAnn, "gamma.com", 1, false, kFixtureStartMs);
   ASSERT_TRUE(no_wallet.ok());
   EXPECT_EQ(no_wallet->checkout->status, CheckoutStatus::kPending);
   EXPECT_EQ(s.accounts.Find("acc_ann")->walletCents, 5000);
@@ -194,9 +195,9 @@ TEST(DomainPurchase, TooLittleOrNoWalletDeductsNothingAndOpensACheckout) {
 }
 
 TEST(DomainPurchase, TakenUnsoldOrInvalidNamesAreRejectedNamingDomainName) {
-  State s = SmallWorld();
+  State s = DomainsWorld();
   for (const char* name : {"taken.com", "TAKEN.com", "gamma.xyz", "bad_name.com"}) {
-    auto r = BuyDomain(s, kAnn, name, 1, true, kNow);
+    auto r = BuyDomain(s, kAnn, name, 1, true, kFixtureStartMs);
     ASSERT_FALSE(r.ok()) << name;
     EXPECT_EQ(r.error().errors[0].param, "domainName") << name;
   }
@@ -205,56 +206,56 @@ TEST(DomainPurchase, TakenUnsoldOrInvalidNamesAreRejectedNamingDomainName) {
 }
 
 TEST(DomainPurchase, ExactBalanceIsEnough) {
-  State s = SmallWorld();
+  State s = DomainsWorld();
   s.accounts.Find("acc_ann")->walletCents = 1299;
-  auto r = BuyDomain(s, kAnn, "gamma.com", 1, true, kNow);
+  auto r = BuyDomain(s, kAnn, "gamma.com", 1, true, kFixtureStartMs);
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->paidFromWallet);
   EXPECT_EQ(s.accounts.Find("acc_ann")->walletCents, 0);
 }
 
 TEST(DomainPurchase, CompletingACheckoutCreatesTheDomainOnceOnly) {
-  State s = SmallWorld();
-  auto r = BuyDomain(s, kAnn, "gamma.com", 1, false, kNow);
+  State s = DomainsWorld();
+  auto r = BuyDomain(s, kAnn, "gamma.com", 1, false, kFixtureStartMs);
   ASSERT_TRUE(r.ok());
   const std::string id = r->checkout->id;
-  auto done = CompleteDomainCheckout(s, id, kNow + kMinute);
+  auto done = CompleteDomainCheckout(s, id, kFixtureStartMs + kMinute);
   ASSERT_TRUE(done.ok());
   EXPECT_EQ((*done)->status, CheckoutStatus::kPaid);
   EXPECT_EQ((*done)->paidWith, PaidWith::kCheckout);
   EXPECT_EQ(s.domains.Find(*(*done)->domainId)->status, DomainStatus::kPending);
   EXPECT_EQ(s.accounts.Find("acc_ann")->walletCents, 5000);  // paid outside the wallet
-  auto again = CompleteDomainCheckout(s, id, kNow + 2 * kMinute);
+  auto again = CompleteDomainCheckout(s, id, kFixtureStartMs + 2 * kMinute);
   ASSERT_FALSE(again.ok());
   EXPECT_NE(again.error().errors[0].msg.find("already paid"), std::string::npos);
   EXPECT_EQ(s.domains.size(), 4u);
-  EXPECT_EQ(CompleteDomainCheckout(s, "chk_nope", kNow).error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(CompleteDomainCheckout(s, "chk_nope", kFixtureStartMs).error().code, ErrorCode::kNotFound);
 }
 
 TEST(DomainPurchase, CheckoutForANameTakenMeanwhileFails) {
-  State s = SmallWorld();
-  auto first = BuyDomain(s, kAnn, "gamma.com", 1, false, kNow);
+  State s = DomainsWorld();
+  auto first = BuyDomain(s, kAnn, "gamma.com", 1, false, kFixtureStartMs);
   const std::string first_id = first->checkout->id;
-  ASSERT_TRUE(BuyDomain(s, {"acc_bob", "ws_bob"}, "gamma.com", 1, false, kNow).ok());
+  ASSERT_TRUE(BuyDomain(s, {"acc_bob", "ws_bob"}, "gamma.com", 1, false, kFixtureStartMs).ok());
   const std::string second_id = s.checkouts.rows().back().id;
-  ASSERT_TRUE(CompleteDomainCheckout(s, second_id, kNow).ok());
-  auto late = CompleteDomainCheckout(s, first_id, kNow);
+  ASSERT_TRUE(CompleteDomainCheckout(s, second_id, kFixtureStartMs).ok());
+  auto late = CompleteDomainCheckout(s, first_id, kFixtureStartMs);
   ASSERT_FALSE(late.ok());
   EXPECT_EQ(late.error().errors[0].param, "domainName");
   EXPECT_EQ(s.checkouts.Find(first_id)->status, CheckoutStatus::kPending);
 }
 
 TEST(DomainLifecycle, ConnectThenActivateWithDnsAndEvents) {
-  State s = SmallWorld();
-  auto r = BuyDomain(s, kAnn, "gamma.com", 1, true, kNow);
+  State s = DomainsWorld();
+  auto r = BuyDomain(s, kAnn, "gamma.com", 1, true, kFixtureStartMs);
   const std::string id = *r->checkout->domainId;
   json args = {{"domainId", id}};
-  RunConnectJob(s, args, kNow + 300 * kSecond);
+  RunConnectJob(s, args, kFixtureStartMs + 300 * kSecond);
   const Domain* d = s.domains.Find(id);
   EXPECT_EQ(d->status, DomainStatus::kConnected);
   EXPECT_TRUE(d->dns.mx && d->dns.spf);
   EXPECT_FALSE(d->dns.dkim);
-  EXPECT_EQ(d->updatedAt, kNow + 300 * kSecond);
+  EXPECT_EQ(d->updatedAt, kFixtureStartMs + 300 * kSecond);
   ASSERT_EQ(s.events.size(), 2u);
   EXPECT_EQ(s.events[0].type, "domain.updated");
   EXPECT_EQ(s.events[1].type, "domain.connection_status_changed");
@@ -267,9 +268,9 @@ TEST(DomainLifecycle, ConnectThenActivateWithDnsAndEvents) {
   for (const auto& [key, job] : s.jobs)
     if (job.kind == kActivateJob) activations.push_back(job);
   ASSERT_EQ(activations.size(), 1u);
-  EXPECT_EQ(activations[0].dueMs, kNow + 300 * kSecond + 3600 * kSecond);
+  EXPECT_EQ(activations[0].dueMs, kFixtureStartMs + 300 * kSecond + 3600 * kSecond);
   EXPECT_EQ(activations[0].args.Parse(), args);
-  RunActivateJob(s, args, kNow + 3900 * kSecond);
+  RunActivateJob(s, args, kFixtureStartMs + 3900 * kSecond);
   EXPECT_EQ(d->status, DomainStatus::kActive);
   EXPECT_TRUE(d->dns.dkim);
   // Leaving CONNECTED is a connection-status change too.
@@ -279,12 +280,12 @@ TEST(DomainLifecycle, ConnectThenActivateWithDnsAndEvents) {
 }
 
 TEST(DomainLifecycle, JobsLeaveADomainMovedByHandAlone) {
-  State s = SmallWorld();
-  auto r = BuyDomain(s, kAnn, "gamma.com", 1, true, kNow);
+  State s = DomainsWorld();
+  auto r = BuyDomain(s, kAnn, "gamma.com", 1, true, kFixtureStartMs);
   const std::string id = *r->checkout->domainId;
-  ASSERT_TRUE(TransitionDomain(s, id, "ACTIVE", kNow + kSecond).ok());
+  ASSERT_TRUE(TransitionDomain(s, id, "ACTIVE", kFixtureStartMs + kSecond).ok());
   const size_t events = s.events.size();
-  RunConnectJob(s, {{"domainId", id}}, kNow + 300 * kSecond);
+  RunConnectJob(s, {{"domainId", id}}, kFixtureStartMs + 300 * kSecond);
   EXPECT_EQ(s.domains.Find(id)->status, DomainStatus::kActive);
   EXPECT_EQ(s.events.size(), events);
   for (const auto& [key, job] : s.jobs) EXPECT_NE(job.kind, kActivateJob);
@@ -293,25 +294,25 @@ TEST(DomainLifecycle, JobsLeaveADomainMovedByHandAlone) {
 // ---- transitions and events -------------------------------------------------------------------
 
 TEST(DomainTransition, StatusChangeEmitsBothEventsOnlyAroundPendingOrConnected) {
-  State s = SmallWorld();
-  auto to_connected = TransitionDomain(s, "d_alpha", "CONNECTED", kNow);
+  State s = DomainsWorld();
+  auto to_connected = TransitionDomain(s, "d_alpha", "CONNECTED", kFixtureStartMs);
   ASSERT_TRUE(to_connected.ok());
   EXPECT_EQ(to_connected->previousStatus, DomainStatus::kActive);
   ASSERT_EQ(to_connected->eventIds.size(), 2u);
   EXPECT_EQ(s.events[1].data["previousState"], (json{{"status", "ACTIVE"}}));
-  EXPECT_EQ(s.domains.Find("d_alpha")->updatedAt, kNow);
+  EXPECT_EQ(s.domains.Find("d_alpha")->updatedAt, kFixtureStartMs);
   // The same status again: nothing changes, nothing is emitted.
-  auto same = TransitionDomain(s, "d_alpha", "CONNECTED", kNow + kSecond);
+  auto same = TransitionDomain(s, "d_alpha", "CONNECTED", kFixtureStartMs + kSecond);
   ASSERT_TRUE(same.ok());
   EXPECT_TRUE(same->eventIds.empty());
-  EXPECT_EQ(s.domains.Find("d_alpha")->updatedAt, kNow);
-  EXPECT_EQ(TransitionDomain(s, "nope", "ACTIVE", kNow).error().code, ErrorCode::kNotFound);
-  EXPECT_EQ(TransitionDomain(s, "d_alpha", "DELETED", kNow).error().code, ErrorCode::kValidation);
+  EXPECT_EQ(s.domains.Find("d_alpha")->updatedAt, kFixtureStartMs);
+  EXPECT_EQ(TransitionDomain(s, "nope", "ACTIVE", kFixtureStartMs).error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(TransitionDomain(s, "d_alpha", "DELETED", kFixtureStartMs).error().code, ErrorCode::kValidation);
 }
 
 TEST(DomainTransition, EventsBelongToTheDomainsAccount) {
-  State s = SmallWorld();
-  ASSERT_TRUE(TransitionDomain(s, "d_taken", "PENDING", kNow).ok());
+  State s = DomainsWorld();
+  ASSERT_TRUE(TransitionDomain(s, "d_taken", "PENDING", kFixtureStartMs).ok());
   ASSERT_EQ(s.events.size(), 2u);
   EXPECT_EQ(s.events[0].accountId, "acc_bob");
   EXPECT_EQ(s.events[0].data["domainDetails"]["userId"], "usr_bob");
@@ -320,7 +321,7 @@ TEST(DomainTransition, EventsBelongToTheDomainsAccount) {
 // ---- dns-check selection ----------------------------------------------------------------------
 
 TEST(DomainSelection, UnknownAndForeignIdsAreNotFoundAndNamed) {
-  const State s = SmallWorld();
+  const State s = DomainsWorld();
   auto r = FindWorkspaceDomains(s, kAnn, {"d_alpha", "d_taken", "missing", "d_alpha"});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kNotFound);
@@ -334,8 +335,8 @@ TEST(DomainSelection, UnknownAndForeignIdsAreNotFoundAndNamed) {
 // ---- settings ---------------------------------------------------------------------------------
 
 TEST(DomainSettings, SelectsTheUnionOfIdsAndKeywordAndChangesNothingUntilTheJob) {
-  State s = SmallWorld();
-  auto n = ScheduleDomainSetting(s, kAnn, DomainSetting::kDmarc, {{"d_alpha"}, "MAIL", "dmarc@ann.com"}, kNow);
+  State s = DomainsWorld();
+  auto n = ScheduleDomainSetting(s, kAnn, DomainSetting::kDmarc, {{"d_alpha"}, "MAIL", "dmarc@ann.com"}, kFixtureStartMs);
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(*n, 2);
   EXPECT_FALSE(s.domains.Find("d_alpha")->dmarcEmail);
@@ -343,7 +344,7 @@ TEST(DomainSettings, SelectsTheUnionOfIdsAndKeywordAndChangesNothingUntilTheJob)
   ASSERT_EQ(s.jobs.size(), 1u);
   const Job job = s.jobs.begin()->second;
   EXPECT_EQ(job.kind, "domains.apply_dmarc");
-  EXPECT_EQ(job.dueMs, kNow + 30 * kSecond);
+  EXPECT_EQ(job.dueMs, kFixtureStartMs + 30 * kSecond);
   EXPECT_EQ(job.args.Parse()["domainIds"], (json{"d_alpha", "d_alphamail"}));
   ApplyDomainSetting(s, DomainSetting::kDmarc, job.args.Parse(), job.dueMs);
   const Domain* d = s.domains.Find("d_alphamail");
@@ -359,9 +360,9 @@ TEST(DomainSettings, SelectsTheUnionOfIdsAndKeywordAndChangesNothingUntilTheJob)
 }
 
 TEST(DomainSettings, ForwardingAndCatchAllSetTheirOwnFields) {
-  State s = SmallWorld();
-  ApplyDomainSetting(s, DomainSetting::kForwarding, {{"domainIds", {"d_alpha"}}, {"email", "fw@ann.com"}}, kNow);
-  ApplyDomainSetting(s, DomainSetting::kCatchAll, {{"domainIds", {"d_alpha"}}, {"email", "all@ann.com"}}, kNow);
+  State s = DomainsWorld();
+  ApplyDomainSetting(s, DomainSetting::kForwarding, {{"domainIds", {"d_alpha"}}, {"email", "fw@ann.com"}}, kFixtureStartMs);
+  ApplyDomainSetting(s, DomainSetting::kCatchAll, {{"domainIds", {"d_alpha"}}, {"email", "all@ann.com"}}, kFixtureStartMs);
   const Domain* d = s.domains.Find("d_alpha");
   EXPECT_EQ(d->forwardingEmail, "fw@ann.com");
   EXPECT_TRUE(d->forwardingEmailAdded);
@@ -372,14 +373,14 @@ TEST(DomainSettings, ForwardingAndCatchAllSetTheirOwnFields) {
 }
 
 TEST(DomainSettings, NothingSelectedIs400AndUnknownIdsAre404WithoutScheduling) {
-  State s = SmallWorld();
-  auto none = ScheduleDomainSetting(s, kAnn, DomainSetting::kCatchAll, {{}, "", "x@ann.com"}, kNow);
+  State s = DomainsWorld();
+  auto none = ScheduleDomainSetting(s, kAnn, DomainSetting::kCatchAll, {{}, "", "x@ann.com"}, kFixtureStartMs);
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.error().errors[0].param, "domainIds");
-  auto no_match = ScheduleDomainSetting(s, kAnn, DomainSetting::kCatchAll, {{}, "taken", "x@ann.com"}, kNow);
+  auto no_match = ScheduleDomainSetting(s, kAnn, DomainSetting::kCatchAll, {{}, "taken", "x@ann.com"}, kFixtureStartMs);
   ASSERT_FALSE(no_match.ok());
   EXPECT_NE(no_match.error().errors[0].msg.find("'taken' matched no domain"), std::string::npos);
-  auto foreign = ScheduleDomainSetting(s, kAnn, DomainSetting::kCatchAll, {{"d_taken"}, "alpha", "x@ann.com"}, kNow);
+  auto foreign = ScheduleDomainSetting(s, kAnn, DomainSetting::kCatchAll, {{"d_taken"}, "alpha", "x@ann.com"}, kFixtureStartMs);
   ASSERT_FALSE(foreign.ok());
   EXPECT_EQ(foreign.error().code, ErrorCode::kNotFound);
   EXPECT_TRUE(s.jobs.empty());

@@ -4,14 +4,15 @@
 
 #include "model/exports.hpp"
 #include "core/messages.hpp"
+#include "tests/support/fixture_clock.hpp"
 
 namespace emsim::model {
 namespace {
 
-constexpr Millis kNow = 1767258000000;  // 2026-01-01T09:00:00.000Z
+using testing::kFixtureStartMs;  // 2026-01-01T09:00:00.000Z
 
 // acc_a: ws_a (domains a.com [tag_x], b.com [tag_y, tag_z]) and ws_a2 (c.com); acc_b: ws_b (d.com).
-State SmallWorld() {
+State ExportsWorld() {
   State s;
   s.ids = IdGenerator(7);
   for (auto [id, key] : {std::pair{"acc_a", "key_a"}, {"acc_b", "key_b"}}) {
@@ -67,7 +68,7 @@ State SmallWorld() {
 
 const Caller kA{"acc_a", "ws_a"};
 
-std::vector<std::string> Ids(const Result<std::vector<const Mailbox*>>& r) {
+std::vector<std::string> MailboxIds(const Result<std::vector<const Mailbox*>>& r) {
   std::vector<std::string> out;
   for (const auto* m : r.value()) out.push_back(m->id);
   return out;
@@ -80,20 +81,20 @@ ExportRequest Req(std::vector<std::string> apps = {"MANUAL"}) {
 }
 
 TEST(ExportSelection, NoFilterSelectsEveryMailboxOfTheWorkspaceInCreationOrder) {
-  State s = SmallWorld();
-  EXPECT_EQ(Ids(SelectMailboxes(s, kA, Req())), (std::vector<std::string>{"m1", "m2", "m3", "m4"}));
+  State s = ExportsWorld();
+  EXPECT_EQ(MailboxIds(SelectMailboxes(s, kA, Req())), (std::vector<std::string>{"m1", "m2", "m3", "m4"}));
 }
 
 TEST(ExportSelection, IdsRestrictAndExcludeIdsRemove) {
-  State s = SmallWorld();
+  State s = ExportsWorld();
   ExportRequest r = Req();
   r.ids = {"m4", "m1", "m2"};
   r.excludeIds = {"m2", "no_such_mailbox"};  // unknown excludeIds exclude nothing
-  EXPECT_EQ(Ids(SelectMailboxes(s, kA, r)), (std::vector<std::string>{"m1", "m4"}));
+  EXPECT_EQ(MailboxIds(SelectMailboxes(s, kA, r)), (std::vector<std::string>{"m1", "m4"}));
 }
 
 TEST(ExportSelection, AnIdOutsideTheWorkspaceIsA400NamingIds) {
-  State s = SmallWorld();
+  State s = ExportsWorld();
   for (const char* id : {"m5", "m6", "nope"}) {  // other workspace, other account, unknown
     ExportRequest r = Req();
     r.ids = {"m1", id};
@@ -106,45 +107,45 @@ TEST(ExportSelection, AnIdOutsideTheWorkspaceIsA400NamingIds) {
 }
 
 TEST(ExportSelection, TagIdsMatchAnyTagOfTheMailboxDomain) {
-  State s = SmallWorld();
+  State s = ExportsWorld();
   ExportRequest r = Req();
   r.tagIds = {"tag_z"};
-  EXPECT_EQ(Ids(SelectMailboxes(s, kA, r)), (std::vector<std::string>{"m3", "m4"}));
+  EXPECT_EQ(MailboxIds(SelectMailboxes(s, kA, r)), (std::vector<std::string>{"m3", "m4"}));
   r.tagIds = {"tag_x", "tag_z"};
-  EXPECT_EQ(Ids(SelectMailboxes(s, kA, r)), (std::vector<std::string>{"m1", "m2", "m3", "m4"}));
+  EXPECT_EQ(MailboxIds(SelectMailboxes(s, kA, r)), (std::vector<std::string>{"m1", "m2", "m3", "m4"}));
   r.tagIds = {"tag_unknown"};
   EXPECT_TRUE(SelectMailboxes(s, kA, r)->empty());
 }
 
 TEST(ExportSelection, ContainsMatchesAddressOrNameIgnoringCase) {
-  State s = SmallWorld();
+  State s = ExportsWorld();
   ExportRequest r = Req();
   r.contains = "B.COM";
-  EXPECT_EQ(Ids(SelectMailboxes(s, kA, r)), (std::vector<std::string>{"m3", "m4"}));
+  EXPECT_EQ(MailboxIds(SelectMailboxes(s, kA, r)), (std::vector<std::string>{"m3", "m4"}));
   r.contains = "smith";
-  EXPECT_EQ(Ids(SelectMailboxes(s, kA, r)), (std::vector<std::string>{"m2"}));
+  EXPECT_EQ(MailboxIds(SelectMailboxes(s, kA, r)), (std::vector<std::string>{"m2"}));
 }
 
 TEST(ExportSelection, StatusFiltersExactlyAndEmptyStatusDoesNot) {
-  State s = SmallWorld();
+  State s = ExportsWorld();
   ExportRequest r = Req();
   r.status = "ACTIVE";
-  EXPECT_EQ(Ids(SelectMailboxes(s, kA, r)), (std::vector<std::string>{"m1", "m4"}));
+  EXPECT_EQ(MailboxIds(SelectMailboxes(s, kA, r)), (std::vector<std::string>{"m1", "m4"}));
   r.status = "";
   EXPECT_EQ(SelectMailboxes(s, kA, r)->size(), 4u);
 }
 
 TEST(ExportSelection, FiltersCombine) {
-  State s = SmallWorld();
+  State s = ExportsWorld();
   ExportRequest r = Req();
   r.tagIds = {"tag_x", "tag_y"};
   r.status = "ACTIVE";
   r.excludeIds = {"m4"};
-  EXPECT_EQ(Ids(SelectMailboxes(s, kA, r)), (std::vector<std::string>{"m1"}));
+  EXPECT_EQ(MailboxIds(SelectMailboxes(s, kA, r)), (std::vector<std::string>{"m1"}));
 }
 
 TEST(ExportCsv, HeaderThenOneQuotedLinePerMailbox) {
-  State s = SmallWorld();
+  State s = ExportsWorld();
   EXPECT_EQ(MailboxesCsv(s, {"m2", "m3", "gone"}),
             "email,firstName,lastName,status,domain\r\n"
             "sam@a.com,Sam,\"Smith, Jr.\",INACTIVE,a.com\r\n"
@@ -152,8 +153,8 @@ TEST(ExportCsv, HeaderThenOneQuotedLinePerMailbox) {
 }
 
 TEST(StartExport, UnknownAppIsA400NamingAppsAndChangesNothing) {
-  State s = SmallWorld();
-  auto r = StartExport(s, kA, Req({"MANUAL", "MAILCHIMP"}), kNow);
+  State s = ExportsWorld();
+  auto r = StartExport(s, kA, Req({"MANUAL", "MAILCHIMP"}), kFixtureStartMs);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().errors.at(0).param, "apps");
   EXPECT_NE(r.error().errors.at(0).msg.find("MAILCHIMP"), std::string::npos);
@@ -163,25 +164,25 @@ TEST(StartExport, UnknownAppIsA400NamingAppsAndChangesNothing) {
 }
 
 TEST(StartExport, AppIdsAreCaseSensitive) {
-  State s = SmallWorld();
-  EXPECT_FALSE(StartExport(s, kA, Req({"manual"}), kNow).ok());
+  State s = ExportsWorld();
+  EXPECT_FALSE(StartExport(s, kA, Req({"manual"}), kFixtureStartMs).ok());
 }
 
 TEST(StartExport, EmptySelectionIsA400) {
-  State s = SmallWorld();
+  State s = ExportsWorld();
   ExportRequest r = Req();
   r.status = "ACTIVE";
   r.contains = "nobody";
-  auto x = StartExport(s, kA, r, kNow);
+  auto x = StartExport(s, kA, r, kFixtureStartMs);
   ASSERT_FALSE(x.ok());
   EXPECT_EQ(x.error().errors.at(0).msg.rfind(msg::kExportSelectsNothing, 0), 0u);
   EXPECT_TRUE(s.exports.empty());
 }
 
 TEST(StartExport, RecordsStartedExportSchedulesTheJobAndEmitsStarted) {
-  State s = SmallWorld();
+  State s = ExportsWorld();
   s.timings["exportSeconds"] = 45;
-  auto id = StartExport(s, kA, Req(), kNow);
+  auto id = StartExport(s, kA, Req(), kFixtureStartMs);
   ASSERT_TRUE(id.ok());
   const MailboxExport* x = s.exports.Find(*id);
   ASSERT_NE(x, nullptr);
@@ -189,7 +190,7 @@ TEST(StartExport, RecordsStartedExportSchedulesTheJobAndEmitsStarted) {
   EXPECT_EQ(x->mailboxIds, (std::vector<std::string>{"m1", "m2", "m3", "m4"}));
   EXPECT_FALSE(x->csv.has_value());
   ASSERT_EQ(s.jobs.size(), 1u);
-  EXPECT_EQ(s.jobs.begin()->second.dueMs, kNow + 45 * kSecond);
+  EXPECT_EQ(s.jobs.begin()->second.dueMs, kFixtureStartMs + 45 * kSecond);
   EXPECT_EQ(s.jobs.begin()->second.kind, "exports.run");
   ASSERT_EQ(s.events.size(), 1u);
   EXPECT_EQ(s.events[0].type, "export.started");
@@ -199,29 +200,29 @@ TEST(StartExport, RecordsStartedExportSchedulesTheJobAndEmitsStarted) {
 }
 
 TEST(RunExport, ManualWritesTheCsvAndCompletes) {
-  State s = SmallWorld();
+  State s = ExportsWorld();
   ExportRequest r = Req();
   r.ids = {"m1"};
-  auto id = StartExport(s, kA, r, kNow);
+  auto id = StartExport(s, kA, r, kFixtureStartMs);
   ASSERT_TRUE(id.ok());
-  RunExport(s, *id, kNow + 2 * kMinute);
+  RunExport(s, *id, kFixtureStartMs + 2 * kMinute);
   const MailboxExport* x = s.exports.Find(*id);
   EXPECT_EQ(x->status, ExportStatus::kCompleted);
-  EXPECT_EQ(x->completedAt, kNow + 2 * kMinute);
+  EXPECT_EQ(x->completedAt, kFixtureStartMs + 2 * kMinute);
   EXPECT_EQ(*x->csv, "email,firstName,lastName,status,domain\r\njane@a.com,Jane,Doe,ACTIVE,a.com\r\n");
   ASSERT_EQ(s.events.size(), 2u);
   EXPECT_EQ(s.events[1].type, "export.completed");
   EXPECT_EQ(s.events[1].data["previousState"]["status"], "STARTED");
   // Running again (a duplicated job) changes nothing.
-  RunExport(s, *id, kNow + 3 * kMinute);
-  EXPECT_EQ(s.exports.Find(*id)->completedAt, kNow + 2 * kMinute);
+  RunExport(s, *id, kFixtureStartMs + 3 * kMinute);
+  EXPECT_EQ(s.exports.Find(*id)->completedAt, kFixtureStartMs + 2 * kMinute);
   EXPECT_EQ(s.events.size(), 2u);
 }
 
 TEST(RunExport, ThirdPartyAppWithoutCredentialsFailsAndWithCredentialsSends) {
-  State s = SmallWorld();
-  auto first = StartExport(s, kA, Req({"MANUAL", "INSTANTLY"}), kNow);
-  RunExport(s, *first, kNow + kMinute);
+  State s = ExportsWorld();
+  auto first = StartExport(s, kA, Req({"MANUAL", "INSTANTLY"}), kFixtureStartMs);
+  RunExport(s, *first, kFixtureStartMs + kMinute);
   const MailboxExport* x = s.exports.Find(*first);
   EXPECT_EQ(x->status, ExportStatus::kFailed);
   ASSERT_TRUE(x->failureReason.has_value());
@@ -232,9 +233,9 @@ TEST(RunExport, ThirdPartyAppWithoutCredentialsFailsAndWithCredentialsSends) {
   EXPECT_EQ(x->results[1].status, ExportStatus::kFailed);
   EXPECT_EQ(s.events.back().type, "export.failed");
 
-  ASSERT_TRUE(UpdateThirdPartyAccount(s, kA, {"INSTANTLY", "Ops@Example.com", "sha256:aa"}, kNow + 2 * kMinute).ok());
-  auto second = StartExport(s, kA, Req({"INSTANTLY"}), kNow + 3 * kMinute);
-  RunExport(s, *second, kNow + 4 * kMinute);
+  ASSERT_TRUE(UpdateThirdPartyAccount(s, kA, {"INSTANTLY", "Ops@Example.com", "sha256:aa"}, kFixtureStartMs + 2 * kMinute).ok());
+  auto second = StartExport(s, kA, Req({"INSTANTLY"}), kFixtureStartMs + 3 * kMinute);
+  RunExport(s, *second, kFixtureStartMs + 4 * kMinute);
   x = s.exports.Find(*second);
   EXPECT_EQ(x->status, ExportStatus::kCompleted);
   EXPECT_EQ(x->results[0].accountEmail, "ops@example.com");
@@ -244,9 +245,9 @@ TEST(RunExport, ThirdPartyAppWithoutCredentialsFailsAndWithCredentialsSends) {
 }
 
 TEST(ThirdPartyAccount, ManualAndUnknownAppsAre400NamingApp) {
-  State s = SmallWorld();
+  State s = ExportsWorld();
   for (const char* app : {"MANUAL", "HUBSPOT"}) {
-    auto r = UpdateThirdPartyAccount(s, kA, {app, "ops@example.com", "sha256:aa"}, kNow);
+    auto r = UpdateThirdPartyAccount(s, kA, {app, "ops@example.com", "sha256:aa"}, kFixtureStartMs);
     ASSERT_FALSE(r.ok()) << app;
     EXPECT_EQ(r.error().errors.at(0).param, "app");
   }
@@ -254,32 +255,32 @@ TEST(ThirdPartyAccount, ManualAndUnknownAppsAre400NamingApp) {
 }
 
 TEST(ThirdPartyAccount, OneRecordPerAccountAppAndEmailUpdatedInPlace) {
-  State s = SmallWorld();
-  ASSERT_TRUE(UpdateThirdPartyAccount(s, kA, {"SMARTLEAD", "ops@example.com", "sha256:01"}, kNow).ok());
-  ASSERT_TRUE(UpdateThirdPartyAccount(s, kA, {"SMARTLEAD", "OPS@example.com", "sha256:02"}, kNow + kMinute).ok());
-  ASSERT_TRUE(UpdateThirdPartyAccount(s, kA, {"LEMLIST", "ops@example.com", "sha256:03"}, kNow).ok());
-  ASSERT_TRUE(UpdateThirdPartyAccount(s, {"acc_b", "ws_b"}, {"SMARTLEAD", "ops@example.com", "sha256:04"}, kNow).ok());
+  State s = ExportsWorld();
+  ASSERT_TRUE(UpdateThirdPartyAccount(s, kA, {"SMARTLEAD", "ops@example.com", "sha256:01"}, kFixtureStartMs).ok());
+  ASSERT_TRUE(UpdateThirdPartyAccount(s, kA, {"SMARTLEAD", "OPS@example.com", "sha256:02"}, kFixtureStartMs + kMinute).ok());
+  ASSERT_TRUE(UpdateThirdPartyAccount(s, kA, {"LEMLIST", "ops@example.com", "sha256:03"}, kFixtureStartMs).ok());
+  ASSERT_TRUE(UpdateThirdPartyAccount(s, {"acc_b", "ws_b"}, {"SMARTLEAD", "ops@example.com", "sha256:04"}, kFixtureStartMs).ok());
   ASSERT_EQ(s.thirdPartyAccounts.size(), 3u);
   const ThirdPartyAccount& first = *s.thirdPartyAccounts.begin();
   EXPECT_EQ(first.passwordFingerprint, "sha256:02");
-  EXPECT_EQ(first.createdAt, kNow);
-  EXPECT_EQ(first.updatedAt, kNow + kMinute);
+  EXPECT_EQ(first.createdAt, kFixtureStartMs);
+  EXPECT_EQ(first.updatedAt, kFixtureStartMs + kMinute);
 }
 
 TEST(ThirdPartyAccount, ReconnectedFiresOnceForTheLatestExportThatFailedForThatApp) {
-  State s = SmallWorld();
-  auto id = StartExport(s, kA, Req({"LEMLIST"}), kNow);
+  State s = ExportsWorld();
+  auto id = StartExport(s, kA, Req({"LEMLIST"}), kFixtureStartMs);
   // Credentials for another app, or while the export is still running: no reconnect.
-  ASSERT_TRUE(UpdateThirdPartyAccount(s, kA, {"INSTANTLY", "x@example.com", "sha256:01"}, kNow).ok());
-  RunExport(s, *id, kNow + kMinute);
+  ASSERT_TRUE(UpdateThirdPartyAccount(s, kA, {"INSTANTLY", "x@example.com", "sha256:01"}, kFixtureStartMs).ok());
+  RunExport(s, *id, kFixtureStartMs + kMinute);
   const size_t before = s.events.size();
-  ASSERT_TRUE(UpdateThirdPartyAccount(s, kA, {"INSTANTLY", "x@example.com", "sha256:02"}, kNow + 2 * kMinute).ok());
+  ASSERT_TRUE(UpdateThirdPartyAccount(s, kA, {"INSTANTLY", "x@example.com", "sha256:02"}, kFixtureStartMs + 2 * kMinute).ok());
   EXPECT_EQ(s.events.size(), before);
   // Another account's credentials do not reconnect this account's export.
-  ASSERT_TRUE(UpdateThirdPartyAccount(s, {"acc_b", "ws_b"}, {"LEMLIST", "x@example.com", "sha256:02"}, kNow).ok());
+  ASSERT_TRUE(UpdateThirdPartyAccount(s, {"acc_b", "ws_b"}, {"LEMLIST", "x@example.com", "sha256:02"}, kFixtureStartMs).ok());
   EXPECT_EQ(s.events.size(), before);
 
-  ASSERT_TRUE(UpdateThirdPartyAccount(s, kA, {"LEMLIST", "x@example.com", "sha256:03"}, kNow + 3 * kMinute).ok());
+  ASSERT_TRUE(UpdateThirdPartyAccount(s, kA, {"LEMLIST", "x@example.com", "sha256:03"}, kFixtureStartMs + 3 * kMinute).ok());
   ASSERT_EQ(s.events.size(), before + 1);
   const Event& e = s.events.back();
   EXPECT_EQ(e.type, "export.reconnected");
@@ -288,17 +289,17 @@ TEST(ThirdPartyAccount, ReconnectedFiresOnceForTheLatestExportThatFailedForThatA
   EXPECT_EQ(e.data["thirdPartyAccountDetails"]["app"], "LEMLIST");
   EXPECT_FALSE(e.data["thirdPartyAccountDetails"].contains("passwordFingerprint"));
   EXPECT_EQ(e.data["previousState"], json({{"reconnectedAt", nullptr}}));
-  EXPECT_EQ(s.exports.Find(*id)->reconnectedAt, kNow + 3 * kMinute);
+  EXPECT_EQ(s.exports.Find(*id)->reconnectedAt, kFixtureStartMs + 3 * kMinute);
 
-  ASSERT_TRUE(UpdateThirdPartyAccount(s, kA, {"LEMLIST", "x@example.com", "sha256:04"}, kNow + 4 * kMinute).ok());
+  ASSERT_TRUE(UpdateThirdPartyAccount(s, kA, {"LEMLIST", "x@example.com", "sha256:04"}, kFixtureStartMs + 4 * kMinute).ok());
   EXPECT_EQ(s.events.size(), before + 1);  // once
 }
 
 TEST(ExportState, DumpAndLoadRoundTripExportsAndCredentials) {
-  State s = SmallWorld();
-  auto id = StartExport(s, kA, Req({"MANUAL", "REPLY_IO"}), kNow);
-  RunExport(s, *id, kNow + kMinute);
-  ASSERT_TRUE(UpdateThirdPartyAccount(s, kA, {"REPLY_IO", "x@example.com", "sha256:05"}, kNow).ok());
+  State s = ExportsWorld();
+  auto id = StartExport(s, kA, Req({"MANUAL", "REPLY_IO"}), kFixtureStartMs);
+  RunExport(s, *id, kFixtureStartMs + kMinute);
+  ASSERT_TRUE(UpdateThirdPartyAccount(s, kA, {"REPLY_IO", "x@example.com", "sha256:05"}, kFixtureStartMs).ok());
   const json dump = DumpState(s);
   State loaded = LoadState(dump);
   EXPECT_EQ(DumpState(loaded), dump);

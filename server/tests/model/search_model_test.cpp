@@ -48,10 +48,10 @@ State Corpus() {
   return s;
 }
 
-const Caller kA{"acc_a", "ws_a"};
+const Caller kSearcher{"acc_a", "ws_a"};
 
 std::vector<std::string> Find(const State& s, const EmailQuery& q) {
-  auto r = SearchEmails(s, kA, q);
+  auto r = SearchEmails(s, kSearcher, q);
   EXPECT_TRUE(r.ok());
   std::vector<std::string> out;
   if (r.ok())
@@ -142,7 +142,7 @@ TEST(SearchEmails, BeforeNotLaterThanAfterIsA400NamingBefore) {
   EmailQuery q;
   q.after = At("2025-12-02");
   q.before = At("2025-12-02");
-  auto r = SearchEmails(s, kA, q);
+  auto r = SearchEmails(s, kSearcher, q);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().errors.at(0).param, "before");
   EXPECT_EQ(r.error().errors.at(0).location, "query");
@@ -161,7 +161,7 @@ TEST(SearchEmails, LimitAndPage) {
   State s = Corpus();
   EmailQuery q;
   q.limit = 2;
-  auto first = SearchEmails(s, kA, q);
+  auto first = SearchEmails(s, kSearcher, q);
   EXPECT_EQ(first->page.totalSearchedCount, 3);
   EXPECT_EQ(first->page.totalPages, 2);
   EXPECT_EQ(first->page.nextPage, 2);

@@ -394,7 +394,9 @@ TEST_P(BothClocks, PropertyEveryAttemptOnceNeverEarlyNothingAfterSuccessDisabled
     if (HasFailure()) break;
   }
   // The seeds exercise the rule they check: some endpoint met its 20th consecutive failure.
-  if (seeds.size() > 1) EXPECT_GT(disabled, 0) << "no seed disabled an endpoint; the disable rule went unchecked";
+  if (seeds.size() > 1) {
+    EXPECT_GT(disabled, 0) << "no seed disabled an endpoint; the disable rule went unchecked";
+  }
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "api/control/events.hpp"
 #include "cli/app.hpp"
 #include "core/json.hpp"
+#include "fixture/fixtures.hpp"
 #include "schema/event_check.hpp"
 
 namespace emsim::testing {
@@ -150,6 +151,26 @@ class TestServer {
   EXPECT_EQ((server).SchemaProblems(schema_name, doc), "") << (doc).dump()
 
 // Part 7: an error answer other than a 400 carries an errorId, a UUID v4.
+// A 400 in Part 7's validation shape whose first error names param.
+inline void ExpectValidationError(TestServer& server, const HttpResult& r, const std::string& param) {
+  EXPECT_EQ(r.status, 400) << r.raw;
+  EXPECT_CONFORMS(server, "resources/error_validation", r.body);
+  ASSERT_TRUE(r.body["errors"].is_array() && !r.body["errors"].empty()) << r.raw;
+  EXPECT_EQ(r.body["errors"][0]["param"], param) << r.raw;
+}
+
+// The default fixture's world, as an emsim started without flags loads it.
+inline model::State DefaultFixtureState() {
+  return fixture::LoadFixtureFile(cli::DefaultFixturePath(), 1).state;
+}
+
+// Options of an emsim that keeps its state in dir (--data-dir).
+inline app::Options WithDataDir(const std::string& dir) {
+  app::Options o;
+  o.dataDir = dir;
+  return o;
+}
+
 inline bool IsUuid4(const std::string& s) {
   static const std::regex kUuid4("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$");
   return std::regex_match(s, kUuid4);
