@@ -393,6 +393,22 @@ TEST_F(RegistryTest, NestedAndArrayParamsAreDottedAndBracketed) {
   EXPECT_EQ(schema::ParamName({"body", "a", "b"}, {{"body", doc}}, 1), "a.b");
 }
 
+// An unsigned integer beyond INT64_MAX compared with a const or an enum (valijson reads integers
+// as int64 and throws): the document is refused with an issue, no exception escapes.
+TEST_F(RegistryTest, AnIntegerBeyondInt64AgainstAConstIsAnIssueNotAnException) {
+  json answer = {{"status", json(json::number_unsigned_t{9433333333333333333ull})},
+                 {"message", "bad"},
+                 {"errors", json::array()}};
+  std::vector<schema::Issue> issues;
+  ASSERT_NO_THROW(issues = registry.Check("resources/error_validation", answer, false));
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_NE(issues[0].message.find("out of range"), std::string::npos) << issues[0].message;
+  // The same answer with the status the const wants is judged as before.
+  answer["status"] = 400;
+  ASSERT_NO_THROW(issues = registry.Check("resources/error_validation", answer, false));
+  for (const auto& i : issues) EXPECT_EQ(i.message.find("out of range"), std::string::npos) << i.message;
+}
+
 TEST(RegistryLoad, RefusesASchemaThatDoesNotParseOrHasADanglingRef) {
   const auto dir = std::filesystem::temp_directory_path() / "emsim-bad-schemas";
   std::filesystem::remove_all(dir);
