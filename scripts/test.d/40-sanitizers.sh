@@ -30,7 +30,7 @@ for bin in "$asan"/emsim_tests_*; do
   n=1
   [ "$(basename "$bin")" = emsim_tests_app ] && n=4
   for ((k = 0; k < n; k++)); do
-    if [ "$n" -eq 1 ]; then job="$(basename "$bin") $bin 1 0"; else job="$(basename "$bin").$k $bin $n $k"; fi
+    job="$(basename "$bin").$k $bin $n $k"
     if [ "$n" -gt 1 ]; then jobs=("$job" "${jobs[@]}"); else jobs+=("$job"); fi
   done
 done

@@ -81,8 +81,7 @@ constexpr std::uint64_t kSeed = 18;
 
 // Every case of the corpus, in order: those from the route table and schemas, then those built
 // from the state dump the server starts with (the same for every slice: one fixture, manual clock).
-std::vector<Case> Corpus(TestServer& server, const json& dump) {
-  Generator gen(server.svc().schemas, kSeed);
+std::vector<Case> Corpus(Generator& gen, const json& dump) {
   std::vector<Case> cases = gen.All();
   gen.StateDocuments(dump);
   for (auto& c : gen.Take()) cases.push_back(std::move(c));
@@ -93,8 +92,8 @@ TEST(HostileRequests, TheCorpusHasOverAThousandRequestsAimedAtEveryRoute) {
   TestServer server;
   const HttpResult before = server.Get("/_sim/state", "");
   ASSERT_EQ(before.status, 200) << before.raw;
-  const std::vector<Case> cases = Corpus(server, before.body);
   Generator gen(server.svc().schemas, kSeed);
+  const std::vector<Case> cases = Corpus(gen, before.body);
   std::map<std::string, int> per_route;
   for (const auto& r : gen.Routes()) per_route[r.operationId] = 0;
   std::set<std::string> names;
@@ -116,7 +115,8 @@ TEST_P(HostileRequestSlice, RefusesMalformedInputWithoutCrashingOrChangingState)
   TestServer server;
   const HttpResult before = server.Get("/_sim/state", "");
   ASSERT_EQ(before.status, 200) << before.raw;
-  const std::vector<Case> cases = Corpus(server, before.body);
+  Generator gen(server.svc().schemas, kSeed);
+  const std::vector<Case> cases = Corpus(gen, before.body);
 
   // The dump after each request is compared as text, not parsed (it is ~170 KB).
   httplib::Client state_client("127.0.0.1", server.port());
