@@ -1,5 +1,7 @@
 #include "model/ids.hpp"
 
+#include "core/hash.hpp"
+
 namespace emsim::model {
 namespace {
 
@@ -58,11 +60,9 @@ std::string IdGenerator::Token(size_t hex_chars) {
 
 std::string StableId(std::string_view key) {
   // Two FNV-1a passes with different offsets, mixed: stable across runs and platforms.
-  std::uint64_t a = 0xcbf29ce484222325ULL, b = 0x84222325cbf29ce4ULL;
-  for (unsigned char c : key) {
-    a = (a ^ c) * 0x100000001b3ULL;
-    b = (b ^ c) * 0x100000001b3ULL + 7;
-  }
+  const std::uint64_t a = core::Fnv1a64(key);
+  std::uint64_t b = 0x84222325cbf29ce4ULL;
+  for (unsigned char c : key) b = (b ^ c) * core::kFnvPrime + 7;
   std::uint64_t hi = SplitMix64(a), lo = SplitMix64(b);
   hi = (hi & ~0xf000ULL) | 0x4000ULL;
   lo = (lo & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <regex>
 
+#include "core/hash.hpp"
 #include "core/json_limits.hpp"
 #include "runtime/log.hpp"
 
@@ -100,6 +101,30 @@ json Scalars(const model::State& s) {
 
 std::string SqliteError(sqlite3* db) { return db ? sqlite3_errmsg(db) : "out of memory"; }
 
+// The checksum of a row's body (format 2): SQLite checks its pages' structure (PRAGMA quick_check)
+// but not the values in them, so a flipped bit inside a JSON string would otherwise be served as
+// data. Stored as the int64 with the same bits.
+std::int64_t RowSum(std::string_view body) { return static_cast<std::int64_t>(core::Fnv1a64(body)); }
+
+// emsim_sum(body): RowSum in SQL, for the migration from format 1 (and for people checking rows:
+// it exists only on emsim's own connection).
+void SqlRowSum(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  const auto* text = sqlite3_value_text(argv[0]);
+  const int bytes = sqlite3_value_bytes(argv[0]);
+  if (!text) return sqlite3_result_null(ctx);
+  sqlite3_result_int64(ctx, RowSum(std::string_view(reinterpret_cast<const char*>(text), static_cast<size_t>(bytes))));
+}
+
+// A person editing a body with sqlite3 (README "Persistence": prepare a world while emsim is
+// stopped) cannot compute its checksum: the edit clears it, and a row without one is read
+// unchecked. emsim's writer sets body and sum together, so the trigger leaves its updates alone.
+std::string HandEditTrigger(const std::string& table) {
+  const std::string q = "\"" + table + "\"";
+  return "CREATE TRIGGER \"" + table + "_edited_by_hand\" AFTER UPDATE OF body ON " + q +
+         " WHEN NEW.sum IS OLD.sum AND NEW.body IS NOT OLD.body BEGIN UPDATE " + q +
+         " SET sum=NULL WHERE rowid=NEW.rowid; END;";
+}
+
 }  // namespace
 
 // ---- open --------------------------------------------------------------------------------------
@@ -121,6 +146,7 @@ Persister::Persister(std::string dir, Durability durability)
     throw PersistError(path_ + ": cannot open: " + SqliteError(db_));
   try {
     sqlite3_extended_result_codes(db_, 1);
+    sqlite3_create_function(db_, "emsim_sum", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr, SqlRowSum, nullptr, nullptr);
     // Part of the file check: a damaged header makes this first statement fail.
     Exec("PRAGMA journal_mode=WAL");
     Exec(durability_ == Durability::kFull ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
@@ -221,45 +247,75 @@ void Persister::CreateTables() {
         // No index on id: the writer knows each id's rowid (rowids_), so every new row is appended
         // at the end of the table. A unique index on random ids (UUIDs) made each insert touch a
         // random page, which the WAL then had to write (measured on a machine like CI's: 62k against 8.8k rows/s).
-        case Shape::kById: ddl += "CREATE TABLE " + q + "(id TEXT NOT NULL, body TEXT NOT NULL);"; break;
-        case Shape::kByPosition: ddl += "CREATE TABLE " + q + "(pos INTEGER PRIMARY KEY, id TEXT, body TEXT NOT NULL);"; break;
-        case Shape::kJobs: ddl += "CREATE TABLE " + q + "(seq INTEGER PRIMARY KEY, kind TEXT, body TEXT NOT NULL);"; break;
+        case Shape::kById: ddl += "CREATE TABLE " + q + "(id TEXT NOT NULL, body TEXT NOT NULL, sum INTEGER);"; break;
+        case Shape::kByPosition:
+          ddl += "CREATE TABLE " + q + "(pos INTEGER PRIMARY KEY, id TEXT, body TEXT NOT NULL, sum INTEGER);";
+          break;
+        case Shape::kJobs:
+          ddl += "CREATE TABLE " + q + "(seq INTEGER PRIMARY KEY, kind TEXT, body TEXT NOT NULL, sum INTEGER);";
+          break;
       }
+      ddl += HandEditTrigger(t.name);
     }
-    ddl += "CREATE TABLE meta(name TEXT PRIMARY KEY, body TEXT NOT NULL);";
+    ddl += "CREATE TABLE meta(name TEXT PRIMARY KEY, body TEXT NOT NULL, sum INTEGER);" + HandEditTrigger("meta");
     ddl += "PRAGMA user_version=" + std::to_string(kFormatVersion) + ";COMMIT;";
     Exec(ddl.c_str());
+  } else if (version < kFormatVersion) {
+    Migrate(version);
   }
-  // Migrations from an older format go here, one step per version, once a version 2 exists.
   auto prepare = [&](const std::string& sql) {
     sqlite3_stmt* s = nullptr;
     if (sqlite3_prepare_v3(db_, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr) != SQLITE_OK)
       throw PersistError(path_ + ": " + SqliteError(db_) + " (" + sql + ")");
     return s;
   };
-  // ?1 the id (or a job's kind), ?2 the position or seq, ?3 the body.
+  // ?1 the id (or a job's kind), ?2 the position or seq, ?3 the body, ?4 its checksum.
   for (const auto& t : kTables) {
     const std::string q = std::string("\"") + t.name + "\"";
     switch (t.shape) {
       case Shape::kById:
-        put_.push_back(prepare("INSERT INTO " + q + "(id, body) VALUES(?1, ?3)"));
-        update_.push_back(prepare("UPDATE " + q + " SET body=?3 WHERE rowid=?2"));
+        put_.push_back(prepare("INSERT INTO " + q + "(id, body, sum) VALUES(?1, ?3, ?4)"));
+        update_.push_back(prepare("UPDATE " + q + " SET body=?3, sum=?4 WHERE rowid=?2"));
         del_.push_back(prepare("DELETE FROM " + q + " WHERE rowid=?2"));
         break;
       case Shape::kByPosition:
-        put_.push_back(prepare("INSERT OR REPLACE INTO " + q + "(pos, id, body) VALUES(?2, ?1, ?3)"));
+        put_.push_back(prepare("INSERT OR REPLACE INTO " + q + "(pos, id, body, sum) VALUES(?2, ?1, ?3, ?4)"));
         update_.push_back(nullptr);
         del_.push_back(prepare("DELETE FROM " + q + " WHERE pos=?2"));
         break;
       case Shape::kJobs:
-        put_.push_back(prepare("INSERT OR REPLACE INTO " + q + "(seq, kind, body) VALUES(?2, ?1, ?3)"));
+        put_.push_back(prepare("INSERT OR REPLACE INTO " + q + "(seq, kind, body, sum) VALUES(?2, ?1, ?3, ?4)"));
         update_.push_back(nullptr);
         del_.push_back(prepare("DELETE FROM " + q + " WHERE seq=?2"));
         break;
     }
     clear_.push_back(prepare("DELETE FROM " + q));
   }
-  put_meta_ = prepare("INSERT OR REPLACE INTO meta(name, body) VALUES(?1, ?2)");
+  put_meta_ = prepare("INSERT OR REPLACE INTO meta(name, body, sum) VALUES(?1, ?2, ?3)");
+}
+
+// One step per format version, each in its own transaction with the version it reaches, so a
+// failed step leaves the file at the version before it.
+void Persister::Migrate(int from) {
+  if (from < 2) {
+    // 1 -> 2: a checksum column per table, filled for the rows there (they are trusted as they
+    // stand: format 1 could not tell), and the trigger that clears it when a person edits a body.
+    std::string sql = "BEGIN IMMEDIATE;";
+    auto add = [&](const std::string& table) {
+      const std::string q = "\"" + table + "\"";
+      sql += "ALTER TABLE " + q + " ADD COLUMN sum INTEGER;UPDATE " + q + " SET sum=emsim_sum(body);" + HandEditTrigger(table);
+    };
+    for (const auto& t : kTables) add(t.name);
+    add("meta");
+    sql += "PRAGMA user_version=2;COMMIT;";
+    try {
+      Exec(sql.c_str());
+    } catch (...) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+    Log("info", "data file migrated", {{"file", path_}, {"from", 1}, {"to", 2}});
+  }
 }
 
 Persister::~Persister() {
@@ -301,11 +357,15 @@ bool Persister::HasData() {
 Recovered Persister::Read() {
   Recovered out;
   out.state = json::object();
-  auto parse = [&](const std::string& table, const std::string& id, const unsigned char* text, int bytes) {
-    auto parsed = model::ParseJsonLimited(
-        std::string_view(reinterpret_cast<const char*>(text ? text : reinterpret_cast<const unsigned char*>("")),
-                         static_cast<size_t>(bytes)),
-        model::kStateJsonLimits, "body");
+  // The body of column 1, checked against the checksum of column `sum_col` when it has one.
+  auto parse = [&](const std::string& table, const std::string& id, sqlite3_stmt* st, int sum_col) {
+    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(st, 1));
+    const std::string_view bytes(text ? text : "", static_cast<size_t>(sqlite3_column_bytes(st, 1)));
+    if (sqlite3_column_type(st, sum_col) != SQLITE_NULL && sqlite3_column_int64(st, sum_col) != RowSum(bytes))
+      throw PersistError(path_ + ": table " + table + ", id " + id +
+                         ": the body does not match its checksum (column sum): the file is damaged; restore a backup, "
+                         "or, if the body was changed on purpose, set the row's sum to NULL");
+    auto parsed = model::ParseJsonLimited(bytes, model::kStateJsonLimits, "body");
     if (!parsed) throw PersistError(path_ + ": table " + table + ", id " + id + ": " + parsed.error().errors.front().msg);
     return std::move(*parsed);
   };
@@ -327,9 +387,11 @@ Recovered Persister::Read() {
     const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(st, col));
     return t ? std::string(t, static_cast<size_t>(sqlite3_column_bytes(st, col))) : std::string();
   };
-  query("SELECT name, body FROM meta", [&](sqlite3_stmt* st) {
+  // A key as a message quotes it: a damaged file may hold any bytes there.
+  auto key = [&](sqlite3_stmt* st, int col) { return model::SafeText(text(st, col)); };
+  query("SELECT name, body, sum FROM meta", [&](sqlite3_stmt* st) {
     const std::string name = text(st, 0);
-    json value = parse("meta", name, sqlite3_column_text(st, 1), sqlite3_column_bytes(st, 1));
+    json value = parse("meta", model::SafeText(name), st, 2);
     if (name == "clock") out.clock = std::move(value);
     else if (name == "batch") batches_ = out.batch = value.is_number_integer() ? value.get<std::int64_t>() : 0;
     else out.state[name] = std::move(value);
@@ -337,19 +399,19 @@ Recovered Persister::Read() {
   for (const auto& t : kTables) {
     json rows = json::array();
     const std::string q = std::string("\"") + t.name + "\"";
-    const std::string sql = t.shape == Shape::kById       ? "SELECT id, body, rowid FROM " + q + " ORDER BY rowid"
-                            : t.shape == Shape::kJobs     ? "SELECT seq, body FROM " + q + " ORDER BY seq"
-                                                          : "SELECT pos, body FROM " + q + " ORDER BY pos";
+    const std::string sql = t.shape == Shape::kById       ? "SELECT id, body, sum, rowid FROM " + q + " ORDER BY rowid"
+                            : t.shape == Shape::kJobs     ? "SELECT seq, body, sum FROM " + q + " ORDER BY seq"
+                                                          : "SELECT pos, body, sum FROM " + q + " ORDER BY pos";
     query(sql, [&](sqlite3_stmt* st) {
-      const std::string id = text(st, 0);
-      json body = parse(t.name, id, sqlite3_column_text(st, 1), sqlite3_column_bytes(st, 1));
+      const std::string raw_id = text(st, 0), id = key(st, 0);
+      json body = parse(t.name, id, st, 2);
       if (!body.is_object()) throw PersistError(path_ + ": table " + t.name + ", id " + id + ": the body is not a JSON object");
-      if (t.shape == Shape::kById && body.value("id", json()) != json(id))
+      if (t.shape == Shape::kById && body.value("id", json()) != json(raw_id))
         throw PersistError(path_ + ": table " + t.name + ", id " + id + ": the body's id is not the row's id");
-      if (t.shape == Shape::kByPosition && std::to_string(rows.size()) != id)
+      if (t.shape == Shape::kByPosition && std::to_string(rows.size()) != raw_id)
         throw PersistError(path_ + ": table " + t.name + ": position " + std::to_string(rows.size()) +
                            " is missing (the list is kept without gaps)");
-      if (t.shape == Shape::kById) rowids_[&t - kTables][id] = sqlite3_column_int64(st, 2);
+      if (t.shape == Shape::kById) rowids_[&t - kTables][raw_id] = sqlite3_column_int64(st, 3);
       rows.push_back(std::move(body));
     });
     out.state[t.name] = std::move(rows);
@@ -537,7 +599,10 @@ void Persister::CommitBatch(std::deque<Pending>& batch) {
         }
         sqlite3_bind_text(st, 1, r.id.data(), static_cast<int>(r.id.size()), SQLITE_STATIC);
         sqlite3_bind_int64(st, 2, key);
-        if (r.body) sqlite3_bind_text(st, 3, r.body->data(), static_cast<int>(r.body->size()), SQLITE_STATIC);
+        if (r.body) {
+          sqlite3_bind_text(st, 3, r.body->data(), static_cast<int>(r.body->size()), SQLITE_STATIC);
+          sqlite3_bind_int64(st, 4, RowSum(*r.body));
+        }
         step(st);
         if (inserted) rowids_[r.table].emplace(r.id, sqlite3_last_insert_rowid(db_));
       }
@@ -550,6 +615,7 @@ void Persister::CommitBatch(std::deque<Pending>& batch) {
       const std::string body = value.dump();
       sqlite3_bind_text(put_meta_, 1, name.data(), static_cast<int>(name.size()), SQLITE_STATIC);
       sqlite3_bind_text(put_meta_, 2, body.data(), static_cast<int>(body.size()), SQLITE_STATIC);
+      sqlite3_bind_int64(put_meta_, 3, RowSum(body));
       step(put_meta_);
     }
     Exec("COMMIT");

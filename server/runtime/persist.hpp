@@ -63,7 +63,8 @@ struct Recovered {
 
 class Persister {
  public:
-  static constexpr int kFormatVersion = 1;  // PRAGMA user_version
+  // PRAGMA user_version. 1: a table per kind, JSON bodies. 2: a checksum (`sum`) per row.
+  static constexpr int kFormatVersion = 2;
   static constexpr const char* kFileName = "emsim.db";
   static constexpr const char* kLockName = "emsim.lock";
 
@@ -117,6 +118,7 @@ class Persister {
   void CommitBatch(std::deque<Pending>& batch);
   void Exec(const char* sql);
   void CreateTables();
+  void Migrate(int from);
   void TakeLock();
 
   std::string dir_, path_, wal_report_;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "model/state.hpp"
@@ -69,6 +71,26 @@ void Sql(const std::string& file, const std::string& sql) {
   ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
   sqlite3_close(db);
+}
+
+std::string SqlValue(const std::string& file, const std::string& sql) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  std::string out;
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+    out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return out;
+}
+
+std::string FileText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 TEST(TableChanges, NotesRowsHandedOutMutablyAndNothingElse) {
@@ -226,6 +248,62 @@ TEST(Persist, AFileOfANewerFormatOrNotEmsimsIsRefused) {
   } catch (const PersistError& e) {
     EXPECT_NE(std::string(e.what()).find("not emsim's file"), std::string::npos) << e.what();
   }
+}
+
+TEST(Persist, AFlippedBitInsideABodyIsRefusedNamingTableAndId) {
+  TempDir dir;
+  WriteWorld(dir.path);  // a whole world is checkpointed: the rows are in the main file
+  const std::string file = dir.path + "/emsim.db";
+  std::string bytes = FileText(file);
+  const size_t at = bytes.find("\"name\":\"One\"");
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + 9] ^= 0x01;  // "One" -> "Nne": still JSON, still a valid workspace, still the right id
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+  Persister p(dir.path, Durability::kFull);  // the pages are whole: quick_check passes
+  try {
+    p.Read();
+    FAIL() << "a damaged body was read as data";
+  } catch (const PersistError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("table workspaces, id ws_1: the body does not match its checksum"), std::string::npos) << m;
+  }
+}
+
+TEST(Persist, ABodyEditedByHandWithSqliteIsReadUnchecked) {
+  TempDir dir;
+  WriteWorld(dir.path);
+  const std::string file = dir.path + "/emsim.db";
+  Sql(file, "UPDATE workspaces SET body=json_set(body, '$.name', 'Renamed') WHERE id='ws_1'");
+  EXPECT_EQ(SqlValue(file, "SELECT quote(sum) FROM workspaces WHERE id='ws_1'"), "NULL");  // the trigger cleared it
+  EXPECT_EQ(Reopen(dir.path).workspaces.Find("ws_1")->name, "Renamed");
+  // Rows emsim writes itself keep theirs.
+  EXPECT_EQ(SqlValue(file, "SELECT count(*) FROM accounts WHERE sum IS NULL"), "0");
+}
+
+TEST(Persist, ADataDirOfFormatOneIsMigratedAndReadsTheSameWorld) {
+  TempDir dir;
+  const std::string file = dir.path + "/emsim.db";
+  Sql(file, FileText(std::string(EMSIM_SOURCE_DIR) + "/server/tests/runtime/data/persist-format-v1.sql"));
+  ASSERT_EQ(SqlValue(file, "PRAGMA user_version"), "1");
+  {
+    Persister p(dir.path, Durability::kFull);
+    ASSERT_TRUE(p.HasData());
+    const Recovered r = p.Read();
+    const State s = model::LoadState(r.state);
+    EXPECT_EQ(s.accounts.Find("acc_alice")->walletCents, 24800);
+    ASSERT_EQ(s.placementTests.size(), 1u);
+    EXPECT_EQ(s.placementTests.begin()->mailboxId, "mbx_nw_01_01");
+    EXPECT_EQ(s.webhookEndpoints.size(), 1u);
+    EXPECT_EQ(s.jobs.size(), 2u);
+    EXPECT_EQ(s.deliveries.size(), 2u);
+    EXPECT_EQ(s.mailboxes.size(), 114u);
+    EXPECT_EQ(r.batch, std::stoll(SqlValue(file, "SELECT body FROM meta WHERE name='batch'")));
+  }
+  EXPECT_EQ(SqlValue(file, "PRAGMA user_version"), std::to_string(Persister::kFormatVersion));
+  EXPECT_EQ(SqlValue(file, "SELECT count(*) FROM mailboxes WHERE sum IS NULL"), "0");
+  EXPECT_EQ(SqlValue(file, "SELECT count(*) FROM sqlite_schema WHERE type='trigger'"), "21");  // 20 tables and meta
+  // Migrated once: a second open finds the current format and the same world.
+  EXPECT_EQ(Reopen(dir.path).accounts.Find("acc_alice")->walletCents, 24800);
 }
 
 }  // namespace
