@@ -64,6 +64,7 @@ App::App(Options options) : options_(std::move(options)) {
   } else {
     saved_clock = OpenDataDir(fixture);
   }
+  store_->SetLogRetention(options_.retainEvents);
   clock_ = std::make_unique<runtime::Clock>(options_.clockMode, start);
   if (saved_clock) RestoreClock(*clock_, *saved_clock);
   if (persister_) {

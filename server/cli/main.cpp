@@ -46,6 +46,8 @@ constexpr const char* kServeUsage = R"(Usage: emsim serve [flags]
   --seed N                every generated id and value is reproducible from it (default 1)
   --log-format text|json  log line format on stderr (default text)
   --journal-size N        requests kept by GET /_sim/requests (default 1000)
+  --retain-events N       events, webhook delivery attempts and notifications kept: the newest N
+                          of each, older ones dropped (default 100000; 0 keeps all)
   --base-url URL          public URL used in links emsim hands out (default http://HOST:PORT)
 
 Durable state (README "Persistence"):
@@ -168,6 +170,7 @@ int Serve(const std::vector<std::string>& args) {
       o.logFormat = value;
     } else if (flag == "--max-body-bytes") o.maxBodyBytes = static_cast<size_t>(ParseNumber(flag, value));
     else if (flag == "--journal-size") o.journalCapacity = static_cast<size_t>(ParseNumber(flag, value));
+    else if (flag == "--retain-events") o.retainEvents = static_cast<size_t>(ParseNumber(flag, value));
     else if (flag == "--threads") o.threads = static_cast<int>(std::min<long long>(ParseNumber(flag, value), 100000));
     else if (flag == "--max-state-bytes") o.maxStateBytes = static_cast<size_t>(ParseNumber(flag, value));
     else if (flag == "--max-connections") {

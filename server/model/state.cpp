@@ -103,7 +103,7 @@ void State::RebuildIndexes() {
     if (m.status == MailboxStatus::kActive) ++activeMailboxesByWorkspace[m.workspaceId];
   }
   eventIndex.clear();
-  for (size_t i = 0; i < events.size(); ++i) eventIndex[events[i].id] = i;
+  for (size_t i = 0; i < events.size(); ++i) eventIndex[events[i].id] = trimmed.events + i;
   IndexWebhookEndpointsByPath();
 }
 
@@ -224,7 +224,7 @@ Event& State::Emit(std::string type, std::string account_id, json data, Millis n
   e.accountId = std::move(account_id);
   e.createdMs = now;
   e.data = std::move(data);
-  eventIndex[e.id] = events.size();
+  eventIndex[e.id] = trimmed.events + events.size();
   events.push_back(std::move(e));
   Event& emitted = events.back();
   // Part 6: each event goes to every active endpoint of its account subscribed to its type. The
@@ -237,13 +237,24 @@ Event& State::Emit(std::string type, std::string account_id, json data, Millis n
 
 const Event* State::FindEvent(const std::string& id) const {
   auto it = eventIndex.find(id);
-  return it == eventIndex.end() ? nullptr : &events[it->second];
+  return it == eventIndex.end() ? nullptr : &events[it->second - trimmed.events];
+}
+
+void State::TrimLogs(size_t keep) {
+  if (keep == 0) return;
+  while (events.size() > keep) {
+    eventIndex.erase(events.front().id);
+    events.pop_front();
+    ++trimmed.events;
+  }
+  for (; deliveries.size() > keep; ++trimmed.deliveries) deliveries.pop_front();
+  for (; notifications.size() > keep; ++trimmed.notifications) notifications.pop_front();
 }
 
 Notification& State::Notify(const std::string& account_id, std::string subject, std::string message, json details,
                             Millis now) {
   Notification n;
-  n.id = "ntf_" + std::to_string(notifications.size() + 1);
+  n.id = "ntf_" + std::to_string(trimmed.notifications + notifications.size() + 1);
   n.accountId = account_id;
   if (const Account* a = accounts.Find(account_id)) n.to = a->user.email;
   n.subject = std::move(subject);
@@ -304,6 +315,9 @@ class RangeCheck {
     throw std::invalid_argument(std::string("state.") + table + ": " + SafeText(id, 100) + "." + field + " " + what);
   }
 };
+
+// Entries retention dropped from a log: far below where a position overflows an int64 row key.
+constexpr std::uint64_t kMaxTrimmed = 1'000'000'000'000'000;
 
 // Money: up to ten trillion dollars, so sums of a few amounts stay far from overflow.
 constexpr Cents kMaxLoadedCents = 1'000'000'000'000'000;
@@ -424,6 +438,11 @@ json DumpState(const State& s) {
   j["sinks"] = TableToJson(s.sinks);
   j["faults"] = s.faults;
   j["nextFaultSeq"] = s.nextFaultSeq;
+  // Only once retention dropped something: a dump written before retention existed loads and dumps
+  // back the same.
+  if (s.trimmed != State::Trimmed{})
+    j["trimmed"] = {{"events", s.trimmed.events}, {"deliveries", s.trimmed.deliveries},
+                    {"notifications", s.trimmed.notifications}};
   return j;
 }
 
@@ -432,7 +451,7 @@ State LoadState(const json& j) {
   // Only what a dump holds (and the clock that GET /_sim/state adds): a document of other keys is
   // a mistake to report, not an empty world to load.
   static const std::set<std::string, std::less<>> kDumpKeys = [] {
-    std::set<std::string, std::less<>> keys = {"clock"};
+    std::set<std::string, std::less<>> keys = {"clock", "trimmed"};
     const json empty = DumpState(State());
     for (const auto& [key, value] : empty.items()) keys.insert(key);
     return keys;
@@ -468,15 +487,23 @@ State LoadState(const json& j) {
   try {
     if (j.contains("catalogue")) s.catalogue = j.at("catalogue").get<std::vector<CatalogueEntry>>();
     if (j.contains("plans")) s.plans = j.at("plans").get<std::vector<Plan>>();
-    if (j.contains("events")) s.events = j.at("events").get<std::vector<Event>>();
+    if (j.contains("events")) s.events = j.at("events").get<std::deque<Event>>();
     if (j.contains("jobs")) {
       for (auto job : j.at("jobs").get<std::vector<Job>>()) {
         s.jobs.emplace(std::make_pair(job.dueMs, job.seq), std::move(job));
       }
     }
     if (j.contains("nextJobSeq")) s.nextJobSeq = j.at("nextJobSeq").get<std::uint64_t>();
-    if (j.contains("deliveries")) s.deliveries = j.at("deliveries").get<std::vector<DeliveryAttempt>>();
-    if (j.contains("notifications")) s.notifications = j.at("notifications").get<std::vector<Notification>>();
+    if (j.contains("deliveries")) s.deliveries = j.at("deliveries").get<std::deque<DeliveryAttempt>>();
+    if (j.contains("notifications")) s.notifications = j.at("notifications").get<std::deque<Notification>>();
+    if (j.contains("trimmed")) {
+      const json& t = j.at("trimmed");
+      s.trimmed.events = t.at("events").get<std::uint64_t>();
+      s.trimmed.deliveries = t.at("deliveries").get<std::uint64_t>();
+      s.trimmed.notifications = t.at("notifications").get<std::uint64_t>();
+      for (const std::uint64_t n : {s.trimmed.events, s.trimmed.deliveries, s.trimmed.notifications})
+        if (n > kMaxTrimmed) throw std::invalid_argument("trimmed: counts must be from 0 to " + std::to_string(kMaxTrimmed));
+    }
     if (j.contains("faults")) s.faults = j.at("faults").get<std::vector<Fault>>();
     if (j.contains("nextFaultSeq")) s.nextFaultSeq = j.at("nextFaultSeq").get<std::uint64_t>();
   } catch (const std::exception& e) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <deque>
 #include <vector>
 
 #include "model/ids.hpp"
@@ -412,7 +413,9 @@ struct State {
   std::vector<Plan> plans;
   Table<Checkout> checkouts;
 
-  std::vector<Event> events;
+  // The three logs (events, deliveries, notifications) are deques: retention (TrimLogs) drops
+  // their oldest entries one at a time without moving the rest.
+  std::deque<Event> events;
   std::map<JobKey, Job> jobs;
   std::uint64_t nextJobSeq = 1;
   // Removes a job (its run is over, or it will never run). Every removal goes through here so a
@@ -429,8 +432,15 @@ struct State {
   Millis earliestNewJobDue = kNoJobDue;
 
   Table<WebhookEndpoint> webhookEndpoints;
-  std::vector<DeliveryAttempt> deliveries;
-  std::vector<Notification> notifications;
+  std::deque<DeliveryAttempt> deliveries;
+  std::deque<Notification> notifications;
+  // How many of each log's oldest entries retention has dropped so far: an entry's position in
+  // the whole history is this plus its index (the durable copy keys rows by it), and notification
+  // ids go on counting from it.
+  struct Trimmed {
+    std::uint64_t events = 0, deliveries = 0, notifications = 0;
+    bool operator==(const Trimmed&) const = default;
+  } trimmed;
   Table<Sink> sinks;
   std::vector<Fault> faults;  // /_sim/faults, in creation order (the first match wins)
   std::uint64_t nextFaultSeq = 1;
@@ -481,6 +491,11 @@ struct State {
   // Records a message to an account's owner (GET /_sim/notifications).
   Notification& Notify(const std::string& account_id, std::string subject, std::string message, json details,
                        Millis now);
+
+  // Retention (emsim serve --retain-events): keeps the newest `keep` entries of each log and drops
+  // the rest, oldest first; 0 keeps everything. A delivery still pending for a dropped event is
+  // recorded as dropped when its time comes (model/webhooks.cpp), never sent without its event.
+  void TrimLogs(size_t keep);
 };
 
 // "" when every derived index matches a fresh rebuild; else what differs (tests call this).

@@ -285,7 +285,8 @@ std::optional<AttemptPlan> BeginAttempt(State& s, const Job& job, Millis now) {
   if (!ep) return drop("unknown endpoint " + endpoint_id);
   // Part 3 / Part 6: a disabled endpoint gets nothing more.
   if (ep->status != WebhookEndpointStatus::kActive) return drop("endpoint disabled");
-  if (!ev) return drop("unknown event " + event_id);
+  // Retention (State::TrimLogs) may have dropped the event while this attempt waited.
+  if (!ev) return drop("unknown event " + event_id + " (never emitted, or older than the events emsim retains)");
   AttemptPlan p;
   p.job = key;
   p.jobSeq = job.seq;

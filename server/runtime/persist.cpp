@@ -77,15 +77,27 @@ std::string Body(const T& record) {
 // A table emptied: a RowChange with no id and no body and key -1.
 RowChange ClearTable(std::uint8_t table) { return {table, "", -1, std::nullopt}; }
 
-template <class T>
-void AppendFrom(std::vector<RowChange>& rows, std::uint8_t table, const std::vector<T>& list, size_t from) {
-  if (list.size() < from) {  // shrank: only a replace does that, which rewrites it whole
+// A log's rows since a write transaction began: the entries retention dropped (positions below
+// `trimmed`) deleted, the entries appended written. Positions count the whole history
+// (State::trimmed), so a row keeps its position when older ones go.
+template <class List>
+void AppendLog(std::vector<RowChange>& rows, std::uint8_t table, const List& list, std::uint64_t trimmed,
+               const LogMark& mark) {
+  std::uint64_t from = std::max(mark.end, trimmed);
+  if (trimmed + list.size() < mark.end || trimmed < mark.trimmed) {
+    // shrank: only a replace does that, which rewrites it whole
     rows.push_back(ClearTable(table));
-    from = 0;
+    from = trimmed;
+  } else if (trimmed > mark.trimmed) {
+    RowChange below{table, "", static_cast<std::int64_t>(trimmed), std::nullopt};
+    below.below = true;
+    rows.push_back(std::move(below));
   }
-  for (size_t i = from; i < list.size(); ++i)
-    rows.push_back({table, list[i].id, static_cast<std::int64_t>(i), Body(list[i])});
+  for (std::uint64_t pos = from; pos < trimmed + list.size(); ++pos)
+    rows.push_back({table, list[pos - trimmed].id, static_cast<std::int64_t>(pos), Body(list[pos - trimmed])});
 }
+
+LogMark MarkOf(std::uint64_t trimmed, size_t size) { return {trimmed + size, trimmed}; }
 
 RowChange JobRow(const model::Job& job) {
   return {kJobsTable, job.kind, static_cast<std::int64_t>(job.seq), Body(job)};
@@ -96,7 +108,9 @@ json Scalars(const model::State& s) {
   return {{"ids", {{"seed", s.ids.seed()}, {"counter", s.ids.counter()}}},
           {"nextJobSeq", s.nextJobSeq},
           {"nextFaultSeq", s.nextFaultSeq},
-          {"faults", s.faults}};
+          {"faults", s.faults},
+          {"trimmed",
+           {{"events", s.trimmed.events}, {"deliveries", s.trimmed.deliveries}, {"notifications", s.trimmed.notifications}}}};
 }
 
 std::string SqliteError(sqlite3* db) { return db ? sqlite3_errmsg(db) : "out of memory"; }
@@ -277,16 +291,19 @@ void Persister::CreateTables() {
         put_.push_back(prepare("INSERT INTO " + q + "(id, body, sum) VALUES(?1, ?3, ?4)"));
         update_.push_back(prepare("UPDATE " + q + " SET body=?3, sum=?4 WHERE rowid=?2"));
         del_.push_back(prepare("DELETE FROM " + q + " WHERE rowid=?2"));
+        trim_.push_back(nullptr);
         break;
       case Shape::kByPosition:
         put_.push_back(prepare("INSERT OR REPLACE INTO " + q + "(pos, id, body, sum) VALUES(?2, ?1, ?3, ?4)"));
         update_.push_back(nullptr);
         del_.push_back(prepare("DELETE FROM " + q + " WHERE pos=?2"));
+        trim_.push_back(prepare("DELETE FROM " + q + " WHERE pos<?2"));
         break;
       case Shape::kJobs:
         put_.push_back(prepare("INSERT OR REPLACE INTO " + q + "(seq, kind, body, sum) VALUES(?2, ?1, ?3, ?4)"));
         update_.push_back(nullptr);
         del_.push_back(prepare("DELETE FROM " + q + " WHERE seq=?2"));
+        trim_.push_back(nullptr);
         break;
     }
     clear_.push_back(prepare("DELETE FROM " + q));
@@ -325,7 +342,7 @@ Persister::~Persister() {
   }
   queued_cv_.notify_all();
   if (writer_.joinable()) writer_.join();
-  for (auto* v : {&put_, &update_, &del_, &clear_})
+  for (auto* v : {&put_, &update_, &del_, &clear_, &trim_})
     for (auto* st : *v) sqlite3_finalize(st);
   sqlite3_finalize(put_meta_);
   if (db_) sqlite3_close(db_);
@@ -396,9 +413,13 @@ Recovered Persister::Read() {
     else if (name == "batch") batches_ = out.batch = value.is_number_integer() ? value.get<std::int64_t>() : 0;
     else out.state[name] = std::move(value);
   });
+  // Where each log starts: the entries retention dropped before it (State::trimmed).
+  const json trimmed = out.state.contains("trimmed") && out.state["trimmed"].is_object() ? out.state["trimmed"] : json::object();
   for (const auto& t : kTables) {
     json rows = json::array();
     const std::string q = std::string("\"") + t.name + "\"";
+    const json first = trimmed.value(t.name, json(0));
+    const std::uint64_t first_pos = first.is_number_unsigned() ? first.get<std::uint64_t>() : 0;
     const std::string sql = t.shape == Shape::kById       ? "SELECT id, body, sum, rowid FROM " + q + " ORDER BY rowid"
                             : t.shape == Shape::kJobs     ? "SELECT seq, body, sum FROM " + q + " ORDER BY seq"
                                                           : "SELECT pos, body, sum FROM " + q + " ORDER BY pos";
@@ -408,9 +429,9 @@ Recovered Persister::Read() {
       if (!body.is_object()) throw PersistError(path_ + ": table " + t.name + ", id " + id + ": the body is not a JSON object");
       if (t.shape == Shape::kById && body.value("id", json()) != json(raw_id))
         throw PersistError(path_ + ": table " + t.name + ", id " + id + ": the body's id is not the row's id");
-      if (t.shape == Shape::kByPosition && std::to_string(rows.size()) != raw_id)
-        throw PersistError(path_ + ": table " + t.name + ": position " + std::to_string(rows.size()) +
-                           " is missing (the list is kept without gaps)");
+      if (t.shape == Shape::kByPosition && std::to_string(first_pos + rows.size()) != raw_id)
+        throw PersistError(path_ + ": table " + t.name + ": position " + std::to_string(first_pos + rows.size()) +
+                           " is missing (a log is kept without gaps from its oldest retained entry, meta 'trimmed')");
       if (t.shape == Shape::kById) rowids_[&t - kTables][raw_id] = sqlite3_column_int64(st, 3);
       rows.push_back(std::move(body));
     });
@@ -446,9 +467,9 @@ void Persister::Track(model::State& s) {
 }
 
 void Persister::Mark(const model::State& s) {
-  mark_events_ = s.events.size();
-  mark_deliveries_ = s.deliveries.size();
-  mark_notifications_ = s.notifications.size();
+  mark_events_ = MarkOf(s.trimmed.events, s.events.size());
+  mark_deliveries_ = MarkOf(s.trimmed.deliveries, s.deliveries.size());
+  mark_notifications_ = MarkOf(s.trimmed.notifications, s.notifications.size());
 }
 
 void Persister::Collect(model::State& s) {
@@ -462,9 +483,9 @@ void Persister::Collect(model::State& s) {
       for (const auto& row : std::as_const(table)) cs.rows.push_back({t, row.id, 0, Body(row)});
     }
   });
-  AppendFrom(cs.rows, kEvents, s.events, mark_events_);
-  AppendFrom(cs.rows, kDeliveries, s.deliveries, mark_deliveries_);
-  AppendFrom(cs.rows, kNotifications, s.notifications, mark_notifications_);
+  AppendLog(cs.rows, kEvents, s.events, s.trimmed.events, mark_events_);
+  AppendLog(cs.rows, kDeliveries, s.deliveries, s.trimmed.deliveries, mark_deliveries_);
+  AppendLog(cs.rows, kNotifications, s.notifications, s.trimmed.notifications, mark_notifications_);
   // Removals first: a job scheduled and removed in the same transaction is then not written.
   for (const auto& key : s.jobsErased) cs.rows.push_back({kJobsTable, "", static_cast<std::int64_t>(key.second), std::nullopt});
   for (const auto& key : s.jobsScheduled)
@@ -481,9 +502,10 @@ void Persister::CollectAll(const model::State& s) {
   ForEachRecordTable(s, [&](std::uint8_t t, const auto& table) {
     for (const auto& row : table) cs.rows.push_back({t, row.id, 0, Body(row)});
   });
-  AppendFrom(cs.rows, kEvents, s.events, 0);
-  AppendFrom(cs.rows, kDeliveries, s.deliveries, 0);
-  AppendFrom(cs.rows, kNotifications, s.notifications, 0);
+  // Every table is emptied first (replace), so each log is written from its first retained entry.
+  AppendLog(cs.rows, kEvents, s.events, s.trimmed.events, MarkOf(s.trimmed.events, 0));
+  AppendLog(cs.rows, kDeliveries, s.deliveries, s.trimmed.deliveries, MarkOf(s.trimmed.deliveries, 0));
+  AppendLog(cs.rows, kNotifications, s.notifications, s.trimmed.notifications, MarkOf(s.trimmed.notifications, 0));
   for (const auto& [key, job] : s.jobs) cs.rows.push_back(JobRow(job));
   cs.meta = Scalars(s);
   cs.meta["timings"] = s.timings;
@@ -580,6 +602,11 @@ void Persister::CommitBatch(std::deque<Pending>& batch) {
         if (r.key == -1 && r.id.empty() && !r.body) {
           step(clear_[r.table]);
           rowids_[r.table].clear();
+          continue;
+        }
+        if (r.below) {
+          sqlite3_bind_int64(trim_[r.table], 2, r.key);
+          step(trim_[r.table]);
           continue;
         }
         sqlite3_stmt* st = r.body ? put_[r.table] : del_[r.table];

@@ -46,6 +46,13 @@ struct RowChange {
   std::string id;        // the record's id (Table<T> kinds), or the job's seq as text
   std::int64_t key = 0;  // the position (events, deliveries, notifications) or the job's seq
   std::optional<std::string> body;
+  bool below = false;  // a log's rows at positions below `key` deleted (retention)
+};
+
+// Where a log stood when a write transaction began: its end and its first retained position, both
+// counted over the whole history (State::trimmed).
+struct LogMark {
+  std::uint64_t end = 0, trimmed = 0;
 };
 
 struct ChangeSet {
@@ -125,13 +132,13 @@ class Persister {
   Durability durability_;
   int lock_fd_ = -1;
   sqlite3* db_ = nullptr;
-  std::vector<sqlite3_stmt*> put_, update_, del_, clear_;  // per table of kTables
+  std::vector<sqlite3_stmt*> put_, update_, del_, clear_, trim_;  // per table of kTables
   // The rowid of each record's row, per table keyed by id (the writer's; filled by Read).
   std::vector<std::unordered_map<std::string, std::int64_t>> rowids_;
   sqlite3_stmt* put_meta_ = nullptr;
 
   // Append-only parts at the start of the open write transaction.
-  size_t mark_events_ = 0, mark_deliveries_ = 0, mark_notifications_ = 0;
+  LogMark mark_events_, mark_deliveries_, mark_notifications_;
 
   const Clock* clock_ = nullptr;
   std::mutex mu_;

@@ -101,6 +101,7 @@ class Store {
     void Commit() {
       if (!lock_.owns_lock()) return;
       store_->ReportScheduled();
+      store_->state_.TrimLogs(store_->keep_logs_);
       // Queued in commit order, under the lock; the answer waits for it in AwaitDurable.
       if (store_->persister_) store_->persister_->Collect(store_->state_);
       store_->writer_.store(std::thread::id(), std::memory_order_relaxed);
@@ -145,6 +146,15 @@ class Store {
   // (INT64_MIN: look again at everything). It runs with the write lock held, so it must only
   // signal, never lock the store. Set once, before the store is used by more than one thread.
   void SetJobsObserver(std::function<void(Millis)> observer) { jobs_observer_ = std::move(observer); }
+
+  // Retention: every write transaction, reset and load ends with each log (events, deliveries,
+  // notifications) cut to its newest `keep` entries; 0 keeps everything. Set once, before the
+  // store is used by more than one thread.
+  // The first cut is a write transaction like any other, so a durable copy learns of it.
+  void SetLogRetention(size_t keep) {
+    keep_logs_ = keep;
+    Write([](State&) {});
+  }
 
   // A write transaction with the loaded fixtures at hand (POST /_sim/tenants clones from them).
   template <class F>
@@ -193,6 +203,7 @@ class Store {
     {
       std::unique_lock lock(mu_);
       state_ = *baseline_;  // copy-assigned in place: the records' buffers are reused, nothing is freed
+      state_.TrimLogs(keep_logs_);
       ++generation_;
       PersistAll();
     }
@@ -228,6 +239,7 @@ class Store {
     {
       std::unique_lock lock(mu_);
       std::swap(state_, next);
+      state_.TrimLogs(keep_logs_);
       ++generation_;
       PersistAll();
     }
@@ -281,6 +293,7 @@ class Store {
   std::thread discarder_;  // the one freeing a big state, if any
   std::function<void(Millis)> jobs_observer_;
   Persister* persister_ = nullptr;  // --data-dir; null in memory
+  size_t keep_logs_ = 0;            // SetLogRetention
 };
 
 }  // namespace emsim::runtime

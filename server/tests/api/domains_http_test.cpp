@@ -17,7 +17,7 @@ model::Cents Wallet(TestServer& server, const std::string& account_id) {
 }
 
 std::vector<model::Event> Events(TestServer& server) {
-  return server.svc().store.Read([](const State& s) { return s.events; });
+  return server.svc().store.Read([](const State& s) { return std::vector<model::Event>(s.events.begin(), s.events.end()); });
 }
 
 // Part 6 envelope of a recorded event.
