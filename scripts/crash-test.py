@@ -8,7 +8,8 @@ seeded random moment. After each restart:
   - every acknowledged write is there;
   - nothing is half there: a purchase has its cart, its invoice and its test orders, or none;
   - the paying wallet equals its start minus the cost of exactly the purchases that are there, to
-    the cent; the topped-up wallet holds the last acknowledged value or the one in flight.
+    the cent; the topped-up wallet holds the last acknowledged value or the one in flight;
+  - each wallet's ledger is a chain ending at its balance, with one debit per cart paid from it.
 Then damaged files:
   - torn WAL: the WAL of a world with acknowledged purchases truncated at seeded random offsets;
     emsim starts with a prefix of the purchases (in order), the wallet matching it, and says on
@@ -145,6 +146,22 @@ def check(port, ledger, wallet_before, failures, round_no):
     bob = next(a for a in state["accounts"] if a["id"] == BOB_ACCOUNT)
     if ledger.topup_acked is not None and bob["walletCents"] not in (ledger.topup_acked, ledger.topup_inflight):
         fail(f"topped-up wallet {bob['walletCents']}, acknowledged {ledger.topup_acked}")
+    # The wallets' ledger (GET /_sim/wallet/movements): every movement follows from the one before,
+    # the last is the wallet, and every cart paid from the wallet has exactly one debit, no more.
+    for key, account in ((ALICE, alice), (BOB_KEY, bob)):
+        _, w = call(port, "GET", "/_sim/wallet/movements", key=key, timeout=60)
+        moves = w["movements"]
+        for before, after in zip(moves, moves[1:]):
+            if after["balanceCents"] - after["amountCents"] != before["balanceCents"]:
+                fail(f"ledger of {account['id']}: {after['id']} does not follow {before['id']}")
+                break
+        if moves and moves[-1]["balanceCents"] != account["walletCents"]:
+            fail(f"ledger of {account['id']} ends at {moves[-1]['balanceCents']}, the wallet is {account['walletCents']}")
+        if account is alice:
+            debits = [m["reference"] for m in moves if m["reason"] == "placement_tests"]
+            paid = {c["id"] for c in state["placementCarts"] if c["walletUsed"]}
+            if sorted(debits) != sorted(paid):
+                fail(f"ledger: {len(debits)} placement debits for {len(paid)} carts paid from the wallet")
     endpoints = {e["id"] for e in state["webhookEndpoints"]}
     for e in ledger.endpoints_acked - endpoints:
         fail(f"acknowledged endpoint {e} is missing")

@@ -26,4 +26,17 @@ inline model::Result<std::int64_t> QueryInt(const app::Request& req, const std::
                                   "query");
 }
 
+// The /_sim logs' `limit` (0: no limit). Their schemas allow up to 6 digits; a value a schema let
+// through that does not read is 0.
+inline size_t Limit(const app::Request& req) {
+  auto n = QueryInt(req, "limit", 0, 0, 999'999);
+  return n ? static_cast<size_t>(*n) : 0;
+}
+
+// Keeps the newest `limit` (0: all) of a list in time order, oldest first.
+inline json Newest(json list, size_t limit) {
+  if (limit && list.size() > limit) list.erase(list.begin(), list.end() - static_cast<std::ptrdiff_t>(limit));
+  return list;
+}
+
 }  // namespace emsim::api

@@ -80,6 +80,7 @@ const std::map<std::string_view, app::Handler>& Handlers() {
     {"sim.domains.transition",              &api::SimTransitionDomain},
     {"sim.wallet.get",                      &api::SimGetWallet},
     {"sim.wallet.put",                      &api::SimPutWallet},
+    {"sim.wallet.movements",                &api::SimListWalletMovements},
     {"sim.invoices.get",                    &api::SimGetInvoice},
     {"sim.placement_checkouts.get",         &api::SimGetPlacementCheckout},
     {"sim.placement_checkouts.complete",    &api::SimCompletePlacementCheckout},

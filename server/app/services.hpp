@@ -38,7 +38,7 @@ struct Options {
   // PUT /_sim/state, POST /_sim/scenarios/run).
   size_t maxStateBytes = 512u * 1024 * 1024;
   size_t journalCapacity = 1000;
-  // Retention of the event log, the delivery log and notifications: the newest N of each are kept
+  // Retention of the event log, the delivery log, notifications and the wallet ledger: the newest N of each are kept
   // (State::TrimLogs); 0 keeps everything.
   size_t retainEvents = 100000;
   int threads = 0;                    // HTTP worker threads started at once; 0: 8 (more on demand)

@@ -46,8 +46,8 @@ constexpr const char* kServeUsage = R"(Usage: emsim serve [flags]
   --seed N                every generated id and value is reproducible from it (default 1)
   --log-format text|json  log line format on stderr (default text)
   --journal-size N        requests kept by GET /_sim/requests (default 1000)
-  --retain-events N       events, webhook delivery attempts and notifications kept: the newest N
-                          of each, older ones dropped (default 100000; 0 keeps all)
+  --retain-events N       events, webhook delivery attempts, notifications and wallet movements
+                          kept: the newest N of each, older ones dropped (default 100000; 0 keeps all)
   --base-url URL          public URL used in links emsim hands out (default http://HOST:PORT)
 
 Durable state (README "Persistence"):

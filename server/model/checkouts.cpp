@@ -6,8 +6,8 @@
 
 namespace emsim::model {
 
-PaidWith PayFromWallet(Account& account, Cents amount, bool use_wallet) {
-  return use_wallet && TryDebitWallet(account, amount) ? PaidWith::kWallet : PaidWith::kUnpaid;
+PaidWith PayFromWallet(State& s, Account& account, Cents amount, std::string_view reason, Millis now, bool use_wallet) {
+  return use_wallet && TryDebitWallet(s, account, amount, reason, now) ? PaidWith::kWallet : PaidWith::kUnpaid;
 }
 
 void MarkPaid(Checkout& c, PaidWith how, Millis now) {

@@ -22,7 +22,8 @@ namespace emsim::model {
 // Pays `amount` from the account's wallet when `use_wallet` and the balance covers it, the check
 // and the debit in one step (the caller holds the store's write lock): kWallet. Otherwise nothing
 // moves and the answer is kUnpaid: the purchase opens a checkout.
-PaidWith PayFromWallet(Account& account, Cents amount, bool use_wallet = true);
+PaidWith PayFromWallet(State& s, Account& account, Cents amount, std::string_view reason, Millis now,
+                       bool use_wallet = true);
 
 // The one transition of every record that waits for a payment: open -> paid, at `now`.
 void MarkPaid(Checkout& c, PaidWith how, Millis now);

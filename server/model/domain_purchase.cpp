@@ -161,7 +161,9 @@ Result<BuyResult> BuyDomain(State& s, const Caller& caller, std::string_view raw
   BuyResult r;
   // The balance check and the debit happen in the same Write as everything else here, so
   // concurrent purchases can neither overdraw the wallet nor lose a cent.
-  if (const PaidWith paid = PayFromWallet(*account, c.amountCents, use_wallet); paid != PaidWith::kUnpaid) {
+  if (const PaidWith paid = PayFromWallet(s, *account, c.amountCents, "domain_purchase", now, use_wallet);
+      paid != PaidWith::kUnpaid) {
+    s.walletMovements.back().reference = c.id;
     MarkPaid(c, paid, now);
     c.domainId = CreateBoughtDomain(s, c, now).id;
     r.paidFromWallet = true;

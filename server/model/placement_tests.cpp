@@ -156,7 +156,7 @@ Result<PlacementReceipt> PurchasePlacementTests(State& s, const Caller& caller, 
     invoice = &IssueInvoice(s, {caller.accountId, describe(", paid with MONTHLY credits"), 0, PaidWith::kCredits}, now);
   } else {
     cart.totalCostCents = kOneTimePlacementCentsPerMailbox * count;
-    const PaidWith paid = PayFromWallet(*account, cart.totalCostCents);  // check + debit in one step
+    const PaidWith paid = PayFromWallet(s, *account, cart.totalCostCents, "placement_tests", now);  // check + debit in one step
     cart.walletUsed = paid == PaidWith::kWallet;
     cart.checkoutSession = !cart.walletUsed;  // too small a wallet: the cart waits at a checkout
     if (!cart.walletUsed) cart.status = CartStatus::kAwaitingPayment;
@@ -168,6 +168,7 @@ Result<PlacementReceipt> PurchasePlacementTests(State& s, const Caller& caller, 
   r.currency = invoice->currency;
   // Ids are drawn only now: a refused purchase leaves even the id sequence as it was.
   cart.id = s.ids.Uuid4();
+  if (cart.walletUsed) s.walletMovements.back().reference = cart.id;  // the debit above, now named
   cart.invoiceId = invoice->id;
   const bool paid = cart.status == CartStatus::kPaid;
   if (paid) cart.paidAt = now;

@@ -79,6 +79,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeliveryAttempt, id, jobSeq, eve
                                                 accountId, url, attempt, status, scheduledAt, sentAt,
                                                 sentAtWall, responseStatus, error, responseBody, durationMs,
                                                 signatureTimestamp, nextAttemptAt, consecutiveFailures)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WalletMovement, id, accountId, amountCents, balanceCents, reason,
+                                                reference, createdAt)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Notification, id, accountId, channel, to, subject, message, details,
                                                 createdAt)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SinkBehaviour, status, failFirst, failStatus, delayMs, redirectTo,
@@ -249,6 +251,7 @@ void State::TrimLogs(size_t keep) {
   }
   for (; deliveries.size() > keep; ++trimmed.deliveries) deliveries.pop_front();
   for (; notifications.size() > keep; ++trimmed.notifications) notifications.pop_front();
+  for (; walletMovements.size() > keep; ++trimmed.walletMovements) walletMovements.pop_front();
 }
 
 Notification& State::Notify(const std::string& account_id, std::string subject, std::string message, json details,
@@ -326,6 +329,11 @@ void CheckRanges(const State& s) {
   const RangeCheck c;
   for (const auto& [key, seconds] : s.timings) c.Range("timings", key, "", seconds, 0, kMaxTimingSeconds);
   for (const auto& a : s.accounts) c.Range("accounts", a.id, "walletCents", a.walletCents, 0, kMaxLoadedCents);
+  for (const auto& m : s.walletMovements) {
+    c.Range("walletMovements", m.id, "amountCents", m.amountCents, -kMaxLoadedCents, kMaxLoadedCents);
+    c.Range("walletMovements", m.id, "balanceCents", m.balanceCents, 0, kMaxLoadedCents);
+    c.Time("walletMovements", m.id, "createdAt", m.createdAt);
+  }
   for (const auto& w : s.workspaces) c.Time("workspaces", w.id, "createdAt", w.createdAt);
   for (const auto& d : s.domains) {
     c.Time("domains", d.id, "createdAt", d.createdAt);
@@ -442,7 +450,9 @@ json DumpState(const State& s) {
   // back the same.
   if (s.trimmed != State::Trimmed{})
     j["trimmed"] = {{"events", s.trimmed.events}, {"deliveries", s.trimmed.deliveries},
-                    {"notifications", s.trimmed.notifications}};
+                    {"notifications", s.trimmed.notifications}, {"walletMovements", s.trimmed.walletMovements}};
+  // The same for the wallet ledger: a dump from before it existed round-trips exactly.
+  if (!s.walletMovements.empty()) j["walletMovements"] = s.walletMovements;
   return j;
 }
 
@@ -451,7 +461,7 @@ State LoadState(const json& j) {
   // Only what a dump holds (and the clock that GET /_sim/state adds): a document of other keys is
   // a mistake to report, not an empty world to load.
   static const std::set<std::string, std::less<>> kDumpKeys = [] {
-    std::set<std::string, std::less<>> keys = {"clock", "trimmed"};
+    std::set<std::string, std::less<>> keys = {"clock", "trimmed", "walletMovements"};
     const json empty = DumpState(State());
     for (const auto& [key, value] : empty.items()) keys.insert(key);
     return keys;
@@ -496,12 +506,15 @@ State LoadState(const json& j) {
     if (j.contains("nextJobSeq")) s.nextJobSeq = j.at("nextJobSeq").get<std::uint64_t>();
     if (j.contains("deliveries")) s.deliveries = j.at("deliveries").get<std::deque<DeliveryAttempt>>();
     if (j.contains("notifications")) s.notifications = j.at("notifications").get<std::deque<Notification>>();
+    if (j.contains("walletMovements")) s.walletMovements = j.at("walletMovements").get<std::deque<WalletMovement>>();
     if (j.contains("trimmed")) {
       const json& t = j.at("trimmed");
       s.trimmed.events = t.at("events").get<std::uint64_t>();
       s.trimmed.deliveries = t.at("deliveries").get<std::uint64_t>();
       s.trimmed.notifications = t.at("notifications").get<std::uint64_t>();
-      for (const std::uint64_t n : {s.trimmed.events, s.trimmed.deliveries, s.trimmed.notifications})
+      s.trimmed.walletMovements = t.value("walletMovements", std::uint64_t{0});
+      for (const std::uint64_t n :
+           {s.trimmed.events, s.trimmed.deliveries, s.trimmed.notifications, s.trimmed.walletMovements})
         if (n > kMaxTrimmed) throw std::invalid_argument("trimmed: counts must be from 0 to " + std::to_string(kMaxTrimmed));
     }
     if (j.contains("faults")) s.faults = j.at("faults").get<std::vector<Fault>>();
@@ -511,6 +524,9 @@ State LoadState(const json& j) {
   }
   CheckRanges(s);
   // Referential checks: a dangling reference would crash later requests.
+  for (const auto& m : s.walletMovements)
+    if (!s.accounts.Contains(m.accountId))
+      throw std::invalid_argument("state.walletMovements: " + m.id + " names unknown account " + m.accountId);
   for (const auto& w : s.workspaces)
     if (!s.accounts.Contains(w.accountId))
       throw std::invalid_argument("state.workspaces: " + w.id + " names unknown account " + w.accountId);

@@ -285,6 +285,18 @@ struct Notification {
   Millis createdAt = 0;
 };
 
+// One change of an account's wallet (GET /_sim/wallet/movements), recorded with the change in the
+// same write transaction: the balance after it, so a reader can check the chain
+// (balance before = balanceCents - amountCents = the previous movement's balanceCents).
+struct WalletMovement {
+  std::string id, accountId;
+  Cents amountCents = 0;   // negative: a debit
+  Cents balanceCents = 0;  // the wallet after the movement
+  std::string reason;      // "set" (PUT /_sim/wallet), "domain_purchase", "placement_tests"
+  std::string reference;   // what was paid: a checkout id (domain) or a cart id (placement tests)
+  Millis createdAt = 0;
+};
+
 // Built-in webhook receiver (/_sim/sinks): answers by its behaviour script, records requests.
 struct SinkBehaviour {
   std::int64_t status = 200;      // answer once the first failFirst requests are over
@@ -413,7 +425,7 @@ struct State {
   std::vector<Plan> plans;
   Table<Checkout> checkouts;
 
-  // The three logs (events, deliveries, notifications) are deques: retention (TrimLogs) drops
+  // The logs (events, deliveries, notifications, wallet movements) are deques: retention (TrimLogs) drops
   // their oldest entries one at a time without moving the rest.
   std::deque<Event> events;
   std::map<JobKey, Job> jobs;
@@ -437,8 +449,9 @@ struct State {
   // How many of each log's oldest entries retention has dropped so far: an entry's position in
   // the whole history is this plus its index (the durable copy keys rows by it), and notification
   // ids go on counting from it.
+  std::deque<WalletMovement> walletMovements;
   struct Trimmed {
-    std::uint64_t events = 0, deliveries = 0, notifications = 0;
+    std::uint64_t events = 0, deliveries = 0, notifications = 0, walletMovements = 0;
     bool operator==(const Trimmed&) const = default;
   } trimmed;
   Table<Sink> sinks;
@@ -492,7 +505,8 @@ struct State {
   Notification& Notify(const std::string& account_id, std::string subject, std::string message, json details,
                        Millis now);
 
-  // Retention (emsim serve --retain-events): keeps the newest `keep` entries of each log and drops
+  // Retention (emsim serve --retain-events): keeps the newest `keep` entries of each log (wallet
+  // movements too: the oldest kept one still tells the balance before it) and drops
   // the rest, oldest first; 0 keeps everything. A delivery still pending for a dropped event is
   // recorded as dropped when its time comes (model/webhooks.cpp), never sent without its event.
   void TrimLogs(size_t keep);
@@ -537,6 +551,7 @@ EMSIM_DECLARE_JSON(Job)
 EMSIM_DECLARE_JSON(WebhookEndpoint)
 EMSIM_DECLARE_JSON(DeliveryAttempt)
 EMSIM_DECLARE_JSON(Notification)
+EMSIM_DECLARE_JSON(WalletMovement)
 EMSIM_DECLARE_JSON(SinkBehaviour)
 EMSIM_DECLARE_JSON(SinkRequest)
 EMSIM_DECLARE_JSON(Sink)

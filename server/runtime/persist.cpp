@@ -41,9 +41,9 @@ constexpr TableSpec kTables[] = {
     {"placementTests", Shape::kById},   {"exports", Shape::kById},          {"thirdPartyAccounts", Shape::kById},
     {"tenants", Shape::kById},          {"checkouts", Shape::kById},        {"webhookEndpoints", Shape::kById},
     {"sinks", Shape::kById},            {"events", Shape::kByPosition},     {"deliveries", Shape::kByPosition},
-    {"notifications", Shape::kByPosition}, {"jobs", Shape::kJobs},
+    {"notifications", Shape::kByPosition}, {"jobs", Shape::kJobs},        {"walletMovements", Shape::kByPosition},
 };
-constexpr std::uint8_t kEvents = 16, kDeliveries = 17, kNotifications = 18, kJobsTable = 19;
+constexpr std::uint8_t kEvents = 16, kDeliveries = 17, kNotifications = 18, kJobsTable = 19, kWalletMovements = 20;
 constexpr size_t kTableCount = sizeof(kTables) / sizeof(kTables[0]);
 
 template <class S, class F>
@@ -110,7 +110,10 @@ json Scalars(const model::State& s) {
           {"nextFaultSeq", s.nextFaultSeq},
           {"faults", s.faults},
           {"trimmed",
-           {{"events", s.trimmed.events}, {"deliveries", s.trimmed.deliveries}, {"notifications", s.trimmed.notifications}}}};
+           {{"events", s.trimmed.events},
+            {"deliveries", s.trimmed.deliveries},
+            {"notifications", s.trimmed.notifications},
+            {"walletMovements", s.trimmed.walletMovements}}}};
 }
 
 std::string SqliteError(sqlite3* db) { return db ? sqlite3_errmsg(db) : "out of memory"; }
@@ -316,13 +319,21 @@ void Persister::CreateTables() {
 void Persister::Migrate(int from) {
   if (from < 2) {
     // 1 -> 2: a checksum column per table, filled for the rows there (they are trusted as they
-    // stand: format 1 could not tell), and the trigger that clears it when a person edits a body.
+    // stand: format 1 could not tell), and the trigger that clears it when a person edits a body;
+    // the wallet ledger's table, new in 2.
     std::string sql = "BEGIN IMMEDIATE;";
     auto add = [&](const std::string& table) {
       const std::string q = "\"" + table + "\"";
       sql += "ALTER TABLE " + q + " ADD COLUMN sum INTEGER;UPDATE " + q + " SET sum=emsim_sum(body);" + HandEditTrigger(table);
     };
-    for (const auto& t : kTables) add(t.name);
+    for (const auto& t : kTables) {
+      if (&t - kTables == kWalletMovements) {
+        sql += std::string("CREATE TABLE \"") + t.name + "\"(pos INTEGER PRIMARY KEY, id TEXT, body TEXT NOT NULL, sum INTEGER);" +
+               HandEditTrigger(t.name);
+        continue;
+      }
+      add(t.name);
+    }
     add("meta");
     sql += "PRAGMA user_version=2;COMMIT;";
     try {
@@ -470,6 +481,7 @@ void Persister::Mark(const model::State& s) {
   mark_events_ = MarkOf(s.trimmed.events, s.events.size());
   mark_deliveries_ = MarkOf(s.trimmed.deliveries, s.deliveries.size());
   mark_notifications_ = MarkOf(s.trimmed.notifications, s.notifications.size());
+  mark_wallet_movements_ = MarkOf(s.trimmed.walletMovements, s.walletMovements.size());
 }
 
 void Persister::Collect(model::State& s) {
@@ -486,6 +498,7 @@ void Persister::Collect(model::State& s) {
   AppendLog(cs.rows, kEvents, s.events, s.trimmed.events, mark_events_);
   AppendLog(cs.rows, kDeliveries, s.deliveries, s.trimmed.deliveries, mark_deliveries_);
   AppendLog(cs.rows, kNotifications, s.notifications, s.trimmed.notifications, mark_notifications_);
+  AppendLog(cs.rows, kWalletMovements, s.walletMovements, s.trimmed.walletMovements, mark_wallet_movements_);
   // Removals first: a job scheduled and removed in the same transaction is then not written.
   for (const auto& key : s.jobsErased) cs.rows.push_back({kJobsTable, "", static_cast<std::int64_t>(key.second), std::nullopt});
   for (const auto& key : s.jobsScheduled)
@@ -506,6 +519,8 @@ void Persister::CollectAll(const model::State& s) {
   AppendLog(cs.rows, kEvents, s.events, s.trimmed.events, MarkOf(s.trimmed.events, 0));
   AppendLog(cs.rows, kDeliveries, s.deliveries, s.trimmed.deliveries, MarkOf(s.trimmed.deliveries, 0));
   AppendLog(cs.rows, kNotifications, s.notifications, s.trimmed.notifications, MarkOf(s.trimmed.notifications, 0));
+  AppendLog(cs.rows, kWalletMovements, s.walletMovements, s.trimmed.walletMovements,
+            MarkOf(s.trimmed.walletMovements, 0));
   for (const auto& [key, job] : s.jobs) cs.rows.push_back(JobRow(job));
   cs.meta = Scalars(s);
   cs.meta["timings"] = s.timings;

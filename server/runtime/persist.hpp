@@ -138,7 +138,7 @@ class Persister {
   sqlite3_stmt* put_meta_ = nullptr;
 
   // Append-only parts at the start of the open write transaction.
-  LogMark mark_events_, mark_deliveries_, mark_notifications_;
+  LogMark mark_events_, mark_deliveries_, mark_notifications_, mark_wallet_movements_;
 
   const Clock* clock_ = nullptr;
   std::mutex mu_;

@@ -1,5 +1,6 @@
 #include "api/control/billing.hpp"
 
+#include "api/query.hpp"
 #include "api/shapes.hpp"
 #include "model/invoices.hpp"
 #include "model/wallet.hpp"
@@ -57,9 +58,30 @@ app::Reply SimPutWallet(app::Ctx& ctx) {
   return ctx.Write([&](model::State& s) -> app::Reply {
     auto caller = CallerOf(s, ctx);
     if (!caller) return caller.error();
-    auto done = model::SetWallet(s, caller->accountId, cents, param);
+    auto done = model::SetWallet(s, caller->accountId, cents, param, ctx.now);
     if (!done) return done.error();
     return app::Json(WalletJson(*s.accounts.Find(caller->accountId)));
+  });
+}
+
+// The ledger of the caller's wallet, oldest first: each movement with the balance after it, so
+// `balanceCents - amountCents` of one is the `balanceCents` of the one before.
+app::Reply SimListWalletMovements(app::Ctx& ctx) {
+  return ctx.Read([&](const model::State& s) -> app::Reply {
+    auto caller = CallerOf(s, ctx);
+    if (!caller) return caller.error();
+    json list = json::array();
+    for (const model::WalletMovement* m : model::WalletMovementsOf(s, caller->accountId))
+      list.push_back({{"id", m->id},
+                      {"accountId", m->accountId},
+                      {"amountCents", m->amountCents},
+                      {"balanceCents", m->balanceCents},
+                      {"reason", m->reason},
+                      {"reference", m->reference.empty() ? json(nullptr) : json(m->reference)},
+                      {"createdAt", model::FormatIso(m->createdAt)}});
+    json answer = WalletJson(*s.accounts.Find(caller->accountId));
+    answer["movements"] = Newest(std::move(list), Limit(ctx.req));
+    return app::Json(std::move(answer));
   });
 }
 

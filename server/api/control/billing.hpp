@@ -6,5 +6,6 @@
 namespace emsim::api {
 app::Reply SimGetWallet(app::Ctx& ctx);                 // GET  /_sim/wallet                (x-auth-service)
 app::Reply SimPutWallet(app::Ctx& ctx);                 // PUT  /_sim/wallet                (x-auth-service)
+app::Reply SimListWalletMovements(app::Ctx& ctx);       // GET  /_sim/wallet/movements      (x-auth-service)
 app::Reply SimGetInvoice(app::Ctx& ctx);                // GET  /_sim/invoices/:id
 }  // namespace emsim::api

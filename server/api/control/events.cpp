@@ -42,17 +42,6 @@ json EndpointSummary(const model::WebhookEndpoint& e) {
           {"disabledReason", e.disabledReason}};
 }
 
-// 0: no limit. The schema allows up to 6 digits; a value it let through that does not read is 0.
-size_t Limit(const app::Request& req) {
-  auto n = QueryInt(req, "limit", 0, 0, 999'999);
-  return n ? static_cast<size_t>(*n) : 0;
-}
-
-// Keeps the newest `limit` (0: all), oldest first.
-json Newest(json list, size_t limit) {
-  if (limit && list.size() > limit) list.erase(list.begin(), list.end() - static_cast<std::ptrdiff_t>(limit));
-  return list;
-}
 
 }  // namespace
 

@@ -1,5 +1,6 @@
 // /_sim/wallet, /_sim/invoices and the money records' place in reset and dump/load.
 #include "tests/support/billing_test_util.hpp"
+#include "tests/support/fixture_clock.hpp"
 
 namespace emsim::testing {
 namespace {
@@ -71,6 +72,56 @@ TEST(SimWallet, ResetRestoresTheFixtureWalletAndDumpLoadKeepsMoneyRecords) {
   server.Advance("16m");
   EXPECT_EQ(server.svc().store.Read([](const model::State& s) { return s.placementTests.begin()->status; }),
             model::PlacementTestStatus::kCompleted);
+}
+
+TEST(SimWallet, TheLedgerRecordsEveryMovementWithWhatWasPaidAndTheChainAddsUp) {
+  TestServer server;
+  ASSERT_EQ(server.Put("/_sim/wallet", {{"balanceCents", 30000}}, kAliceKey).status, 200);
+  auto buy = server.Post("/v2/placement-tests/purchase",
+                         {{"placementType", "ONE_TIME"}, {"testName", "t"}, {"mailboxIds", {"mbx_nw_01_01", "mbx_nw_01_02"}}});
+  ASSERT_EQ(buy.status, 200) << buy.raw;
+  auto domain = server.Post("/v1/domain/buy-domain", {{"domainName", "brightpostmail.com"}, {"useWallet", true}});
+  ASSERT_EQ(domain.status, 200) << domain.raw;
+  // A MONTHLY purchase uses credits: no movement.
+  ASSERT_EQ(server.Post("/v2/placement-tests/purchase",
+                        {{"placementType", "MONTHLY"}, {"testName", "m"}, {"mailboxIds", {"mbx_nw_01_03"}}})
+                .status,
+            200);
+  auto r = server.Get("/_sim/wallet/movements", kAliceKey);
+  ASSERT_EQ(r.status, 200) << r.raw;
+  const json& moves = r.body["movements"];
+  ASSERT_EQ(moves.size(), 3u) << r.raw;
+  EXPECT_EQ(moves[0]["reason"], "set");
+  EXPECT_EQ(moves[0]["amountCents"], 5000);
+  EXPECT_EQ(moves[0]["reference"], nullptr);
+  EXPECT_EQ(moves[1]["reason"], "placement_tests");
+  EXPECT_EQ(moves[1]["amountCents"], -400);
+  EXPECT_EQ(moves[1]["reference"], buy.body["data"]["cartOrderId"]);
+  EXPECT_EQ(moves[2]["reason"], "domain_purchase");
+  EXPECT_EQ(moves[2]["amountCents"], -1299);
+  EXPECT_EQ(moves[2]["createdAt"], FixtureTimeIso(0));
+  std::int64_t balance = moves[0]["balanceCents"].get<std::int64_t>() - moves[0]["amountCents"].get<std::int64_t>();
+  EXPECT_EQ(balance, 25000);  // the fixture's wallet
+  for (const auto& m : moves) {
+    balance += m["amountCents"].get<std::int64_t>();
+    EXPECT_EQ(m["balanceCents"], balance);
+  }
+  EXPECT_EQ(r.body["balanceCents"], balance);
+  EXPECT_EQ(WalletCents(server), balance);
+  // Only the caller's account; `limit` keeps the newest.
+  EXPECT_EQ(server.Get("/_sim/wallet/movements", kBobKey).body["movements"], json::array());
+  auto last = server.Get("/_sim/wallet/movements?limit=1", kAliceKey);
+  ASSERT_EQ(last.body["movements"].size(), 1u);
+  EXPECT_EQ(last.body["movements"][0]["reason"], "domain_purchase");
+  EXPECT_ERROR_WITH_ID(server, server.Get("/_sim/wallet/movements", "emsim_test_nobody"), 401);
+  EXPECT_EQ(server.Get("/_sim/wallet/movements?limit=lots", kAliceKey).status, 400);
+  // Dump and load keep the ledger; reset goes back to the fixture's, which has none.
+  const json dump = server.Get("/_sim/state?secrets=true", "").body;
+  ASSERT_EQ(dump["walletMovements"].size(), 3u);
+  ASSERT_EQ(server.Post("/_sim/reset", json::object(), "").status, 200);
+  EXPECT_EQ(server.Get("/_sim/wallet/movements", kAliceKey).body["movements"], json::array());
+  ASSERT_EQ(server.Put("/_sim/state", dump, "").status, 200);
+  EXPECT_EQ(server.Get("/_sim/wallet/movements", kAliceKey).body["movements"], moves);
 }
 
 }  // namespace

@@ -51,16 +51,49 @@ TEST(WalletModel, WholeDollarsRoundDown) {
   for (Cents c = 200; c < 1000; ++c) EXPECT_EQ(WholeDollars(c) - 2, WholeDollars(c - 200)) << c;
 }
 
-TEST(WalletModel, DebitNeverGoesNegative) {
+TEST(WalletModel, DebitNeverGoesNegativeAndEveryDebitIsRecorded) {
+  State s;
   Account a;
+  a.id = "acc";
   a.walletCents = 300;
-  EXPECT_TRUE(TryDebitWallet(a, 200));
+  EXPECT_TRUE(TryDebitWallet(s, a, 200, "placement_tests", 1000));
   EXPECT_EQ(a.walletCents, 100);
-  EXPECT_FALSE(TryDebitWallet(a, 101));
+  EXPECT_FALSE(TryDebitWallet(s, a, 101, "placement_tests", 1000));
   EXPECT_EQ(a.walletCents, 100);
-  EXPECT_FALSE(TryDebitWallet(a, -5));
-  EXPECT_TRUE(TryDebitWallet(a, 100));
+  EXPECT_FALSE(TryDebitWallet(s, a, -5, "placement_tests", 1000));
+  EXPECT_TRUE(TryDebitWallet(s, a, 100, "domain_purchase", 2000));
   EXPECT_EQ(a.walletCents, 0);
+  ASSERT_EQ(s.walletMovements.size(), 2u);  // the refused debits left no trace
+  EXPECT_EQ(s.walletMovements[0].amountCents, -200);
+  EXPECT_EQ(s.walletMovements[0].balanceCents, 100);
+  EXPECT_EQ(s.walletMovements[1].id, "wmv_2");
+  EXPECT_EQ(s.walletMovements[1].reason, "domain_purchase");
+  EXPECT_EQ(s.walletMovements[1].balanceCents, 0);
+  EXPECT_EQ(s.walletMovements[1].createdAt, 2000);
+}
+
+TEST(WalletModel, ASetIsAMovementOfTheDifferenceAndTheChainAddsUp) {
+  State s;
+  Account a;
+  a.id = "acc";
+  a.walletCents = 1000;
+  s.AddAccount(a);
+  Account& acc = *s.accounts.Find("acc");
+  ASSERT_TRUE(SetWallet(s, "acc", 2500, "balanceCents", 10).ok());
+  ASSERT_TRUE(SetWallet(s, "acc", 2500, "balanceCents", 11).ok());  // no change, no movement
+  ASSERT_TRUE(TryDebitWallet(s, acc, 700, "placement_tests", 12));
+  ASSERT_TRUE(SetWallet(s, "acc", 100, "balanceCents", 13).ok());
+  const auto moves = WalletMovementsOf(s, "acc");
+  ASSERT_EQ(moves.size(), 3u);
+  EXPECT_EQ(moves[0]->amountCents, 1500);
+  EXPECT_EQ(moves[0]->reason, "set");
+  EXPECT_EQ(moves[2]->amountCents, -1700);
+  Cents opening = moves[0]->balanceCents - moves[0]->amountCents, sum = 0;
+  for (const auto* m : moves) sum += m->amountCents;
+  EXPECT_EQ(opening, 1000);
+  EXPECT_EQ(opening + sum, acc.walletCents);
+  EXPECT_FALSE(SetWallet(s, "acc", -1, "balanceCents", 14).ok());
+  EXPECT_EQ(s.walletMovements.size(), 3u);
 }
 
 TEST(PlacementModel, OneTimePurchaseDebitsAndSchedulesTheFirstStep) {

@@ -109,14 +109,17 @@ TEST(CheckoutsModel, AStatusNoTableNamesIsRefusedWhenAStateLoads) {
 }
 
 TEST(CheckoutsModel, AWalletPaysOnlyWhenAllowedAndLargeEnough) {
+  State s;
   Account a;
   a.walletCents = 500;
-  EXPECT_EQ(PayFromWallet(a, 300, /*use_wallet=*/false), PaidWith::kUnpaid);
+  EXPECT_EQ(PayFromWallet(s, a, 300, "domain_purchase", 0, /*use_wallet=*/false), PaidWith::kUnpaid);
   EXPECT_EQ(a.walletCents, 500);
-  EXPECT_EQ(PayFromWallet(a, 600), PaidWith::kUnpaid);  // too small: a checkout opens, nothing moves
+  EXPECT_EQ(PayFromWallet(s, a, 600, "domain_purchase", 0), PaidWith::kUnpaid);  // too small: a checkout opens, nothing moves
   EXPECT_EQ(a.walletCents, 500);
-  EXPECT_EQ(PayFromWallet(a, 500), PaidWith::kWallet);
+  EXPECT_EQ(s.walletMovements.size(), 0u);
+  EXPECT_EQ(PayFromWallet(s, a, 500, "domain_purchase", 0), PaidWith::kWallet);
   EXPECT_EQ(a.walletCents, 0);
+  EXPECT_EQ(s.walletMovements.size(), 1u);
 }
 
 }  // namespace

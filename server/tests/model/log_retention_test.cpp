@@ -49,7 +49,7 @@ TEST(LogRetention, ADumpKeepsWhatWasTrimmedAndLoadsBackExactly) {
   State s = WithLogs();
   s.TrimLogs(2);
   const json dump = DumpState(s);
-  EXPECT_EQ(dump["trimmed"], (json{{"events", 3}, {"deliveries", 0}, {"notifications", 1}}));
+  EXPECT_EQ(dump["trimmed"], (json{{"events", 3}, {"deliveries", 0}, {"notifications", 1}, {"walletMovements", 0}}));
   const State back = LoadState(dump);
   EXPECT_EQ(back.trimmed, s.trimmed);
   EXPECT_EQ(DumpState(back), dump);

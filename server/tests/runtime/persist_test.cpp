@@ -301,7 +301,8 @@ TEST(Persist, ADataDirOfFormatOneIsMigratedAndReadsTheSameWorld) {
   }
   EXPECT_EQ(SqlValue(file, "PRAGMA user_version"), std::to_string(Persister::kFormatVersion));
   EXPECT_EQ(SqlValue(file, "SELECT count(*) FROM mailboxes WHERE sum IS NULL"), "0");
-  EXPECT_EQ(SqlValue(file, "SELECT count(*) FROM sqlite_schema WHERE type='trigger'"), "21");  // 20 tables and meta
+  EXPECT_EQ(SqlValue(file, "SELECT count(*) FROM sqlite_schema WHERE type='trigger'"), "22");  // 21 tables and meta
+  EXPECT_EQ(SqlValue(file, "SELECT count(*) FROM walletMovements"), "0");  // the ledger's table, new in format 2
   // Migrated once: a second open finds the current format and the same world.
   EXPECT_EQ(Reopen(dir.path).accounts.Find("acc_alice")->walletCents, 24800);
 }
