@@ -1,5 +1,6 @@
 #include "cli/app.hpp"
 
+#include <chrono>
 #include <future>
 
 #include "events/dispatcher.hpp"
@@ -118,25 +119,35 @@ App::~App() {
 // Reset still returns to the fixtures. Answers the clock the directory saved, if any.
 std::optional<json> App::OpenDataDir(fixture::Fixture& fixture) {
   std::optional<json> clock;
+  using Steady = std::chrono::steady_clock;
+  const auto t0 = Steady::now();
+  auto ms_since = [](Steady::time_point t) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() - t).count();
+  };
   try {
     persister_ = std::make_unique<runtime::Persister>(options_.dataDir, options_.durability);
+    const auto checked = ms_since(t0);
     if (!persister_->walReport().empty()) runtime::Log("warn", "recovered a torn WAL", {{"report", persister_->walReport()}});
     if (!persister_->HasData()) {
       store_ = std::make_unique<runtime::Store>(std::move(fixture.state), std::move(fixture.rebuild));
       store_->Persist(*persister_, true);
       return clock;
     }
+    const auto t1 = Steady::now();
     runtime::Recovered saved = persister_->Read();
+    const auto read = ms_since(t1);
+    const auto t2 = Steady::now();
     model::State current;
     try {
       current = model::LoadState(saved.state);
     } catch (const std::exception& e) {
       throw StartupError(persister_->Describe(e.what(), saved.state));
     }
+    const auto loaded = ms_since(t2);
     clock = saved.clock;
     runtime::Log("info", "world recovered from the data dir",
                  {{"file", persister_->path()}, {"batch", saved.batch}, {"mailboxes", current.mailboxes.size()},
-                  {"jobs", current.jobs.size()}});
+                  {"jobs", current.jobs.size()}, {"checkMs", checked}, {"readMs", read}, {"loadMs", loaded}});
     if (fixture.rebuild) store_ = std::make_unique<runtime::Store>(std::move(current), std::move(fixture.rebuild));
     else store_ = std::make_unique<runtime::Store>(std::move(current), std::move(fixture.state));
     store_->Persist(*persister_, false);

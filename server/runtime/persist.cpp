@@ -382,72 +382,130 @@ bool Persister::HasData() {
   return false;
 }
 
+namespace {
+
+std::string ColumnText(sqlite3_stmt* st, int col) {
+  const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(st, col));
+  return t ? std::string(t, static_cast<size_t>(sqlite3_column_bytes(st, col))) : std::string();
+}
+
+}  // namespace
+
+// Runs `sql` on `db`, handing each row to `row`.
+template <class Row>
+void Persister::Query(sqlite3* db, const std::string& sql, Row&& row) const {
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) throw PersistError(path_ + ": " + SqliteError(db));
+  int rc;
+  try {
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) row(st);
+  } catch (...) {
+    sqlite3_finalize(st);
+    throw;
+  }
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE) throw PersistError(path_ + ": reading (" + sql + "): " + SqliteError(db));
+}
+
+// The body of column 1, checked against the checksum of column `sum_col` when it has one.
+json Persister::ParseBody(const std::string& table, const std::string& id, sqlite3_stmt* st, int sum_col) const {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(st, 1));
+  const std::string_view bytes(text ? text : "", static_cast<size_t>(sqlite3_column_bytes(st, 1)));
+  if (sqlite3_column_type(st, sum_col) != SQLITE_NULL && sqlite3_column_int64(st, sum_col) != RowSum(bytes))
+    throw PersistError(path_ + ": table " + table + ", id " + id +
+                       ": the body does not match its checksum (column sum): the file is damaged; restore a backup, "
+                       "or, if the body was changed on purpose, set the row's sum to NULL");
+  auto parsed = model::ParseJsonLimited(bytes, model::kStateJsonLimits, "body");
+  if (!parsed) throw PersistError(path_ + ": table " + table + ", id " + id + ": " + parsed.error().errors.front().msg);
+  return std::move(*parsed);
+}
+
+// The rows of kTables[table] in order, each checked; fills rowids_[table] (only this call touches it).
+json Persister::ReadTable(sqlite3* db, size_t table, std::uint64_t first_pos) {
+  const TableSpec& t = kTables[table];
+  json rows = json::array();
+  const std::string q = std::string("\"") + t.name + "\"";
+  const std::string sql = t.shape == Shape::kById   ? "SELECT id, body, sum, rowid FROM " + q + " ORDER BY rowid"
+                          : t.shape == Shape::kJobs ? "SELECT seq, body, sum FROM " + q + " ORDER BY seq"
+                                                    : "SELECT pos, body, sum FROM " + q + " ORDER BY pos";
+  auto& ids = rowids_[table];
+  Query(db, sql, [&](sqlite3_stmt* st) {
+    // A key as a message quotes it: a damaged file may hold any bytes there.
+    const std::string raw_id = ColumnText(st, 0), id = model::SafeText(raw_id);
+    json body = ParseBody(t.name, id, st, 2);
+    if (!body.is_object()) throw PersistError(path_ + ": table " + t.name + ", id " + id + ": the body is not a JSON object");
+    if (t.shape == Shape::kById && body.value("id", json()) != json(raw_id))
+      throw PersistError(path_ + ": table " + t.name + ", id " + id + ": the body's id is not the row's id");
+    if (t.shape == Shape::kByPosition && std::to_string(first_pos + rows.size()) != raw_id)
+      throw PersistError(path_ + ": table " + t.name + ": position " + std::to_string(first_pos + rows.size()) +
+                         " is missing (a log is kept without gaps from its oldest retained entry, meta 'trimmed')");
+    if (t.shape == Shape::kById) ids[raw_id] = sqlite3_column_int64(st, 3);
+    rows.push_back(std::move(body));
+  });
+  return rows;
+}
+
 Recovered Persister::Read() {
   Recovered out;
   out.state = json::object();
-  // The body of column 1, checked against the checksum of column `sum_col` when it has one.
-  auto parse = [&](const std::string& table, const std::string& id, sqlite3_stmt* st, int sum_col) {
-    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(st, 1));
-    const std::string_view bytes(text ? text : "", static_cast<size_t>(sqlite3_column_bytes(st, 1)));
-    if (sqlite3_column_type(st, sum_col) != SQLITE_NULL && sqlite3_column_int64(st, sum_col) != RowSum(bytes))
-      throw PersistError(path_ + ": table " + table + ", id " + id +
-                         ": the body does not match its checksum (column sum): the file is damaged; restore a backup, "
-                         "or, if the body was changed on purpose, set the row's sum to NULL");
-    auto parsed = model::ParseJsonLimited(bytes, model::kStateJsonLimits, "body");
-    if (!parsed) throw PersistError(path_ + ": table " + table + ", id " + id + ": " + parsed.error().errors.front().msg);
-    return std::move(*parsed);
-  };
-  auto query = [&](const std::string& sql, auto&& row) {
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK)
-      throw PersistError(path_ + ": " + SqliteError(db_));
-    int rc;
-    try {
-      while ((rc = sqlite3_step(st)) == SQLITE_ROW) row(st);
-    } catch (...) {
-      sqlite3_finalize(st);
-      throw;
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) throw PersistError(path_ + ": reading (" + sql + "): " + SqliteError(db_));
-  };
-  auto text = [](sqlite3_stmt* st, int col) {
-    const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(st, col));
-    return t ? std::string(t, static_cast<size_t>(sqlite3_column_bytes(st, col))) : std::string();
-  };
-  // A key as a message quotes it: a damaged file may hold any bytes there.
-  auto key = [&](sqlite3_stmt* st, int col) { return model::SafeText(text(st, col)); };
-  query("SELECT name, body, sum FROM meta", [&](sqlite3_stmt* st) {
-    const std::string name = text(st, 0);
-    json value = parse("meta", model::SafeText(name), st, 2);
+  Query(db_, "SELECT name, body, sum FROM meta", [&](sqlite3_stmt* st) {
+    const std::string name = ColumnText(st, 0);
+    json value = ParseBody("meta", model::SafeText(name), st, 2);
     if (name == "clock") out.clock = std::move(value);
     else if (name == "batch") batches_ = out.batch = value.is_number_integer() ? value.get<std::int64_t>() : 0;
     else out.state[name] = std::move(value);
   });
   // Where each log starts: the entries retention dropped before it (State::trimmed).
   const json trimmed = out.state.contains("trimmed") && out.state["trimmed"].is_object() ? out.state["trimmed"] : json::object();
-  for (const auto& t : kTables) {
-    json rows = json::array();
-    const std::string q = std::string("\"") + t.name + "\"";
-    const json first = trimmed.value(t.name, json(0));
-    const std::uint64_t first_pos = first.is_number_unsigned() ? first.get<std::uint64_t>() : 0;
-    const std::string sql = t.shape == Shape::kById       ? "SELECT id, body, sum, rowid FROM " + q + " ORDER BY rowid"
-                            : t.shape == Shape::kJobs     ? "SELECT seq, body, sum FROM " + q + " ORDER BY seq"
-                                                          : "SELECT pos, body, sum FROM " + q + " ORDER BY pos";
-    query(sql, [&](sqlite3_stmt* st) {
-      const std::string raw_id = text(st, 0), id = key(st, 0);
-      json body = parse(t.name, id, st, 2);
-      if (!body.is_object()) throw PersistError(path_ + ": table " + t.name + ", id " + id + ": the body is not a JSON object");
-      if (t.shape == Shape::kById && body.value("id", json()) != json(raw_id))
-        throw PersistError(path_ + ": table " + t.name + ", id " + id + ": the body's id is not the row's id");
-      if (t.shape == Shape::kByPosition && std::to_string(first_pos + rows.size()) != raw_id)
-        throw PersistError(path_ + ": table " + t.name + ": position " + std::to_string(first_pos + rows.size()) +
-                           " is missing (a log is kept without gaps from its oldest retained entry, meta 'trimmed')");
-      if (t.shape == Shape::kById) rowids_[&t - kTables][raw_id] = sqlite3_column_int64(st, 3);
-      rows.push_back(std::move(body));
-    });
-    out.state[t.name] = std::move(rows);
+  std::vector<std::uint64_t> first_pos(kTableCount, 0);
+  std::vector<std::int64_t> weight(kTableCount, 0);
+  for (size_t i = 0; i < kTableCount; ++i) {
+    const json first = trimmed.value(kTables[i].name, json(0));
+    if (first.is_number_unsigned()) first_pos[i] = first.get<std::uint64_t>();
+    // How many rows, near enough to share the reading out (rowids and positions grow by one).
+    Query(db_, std::string("SELECT max(rowid) FROM \"") + kTables[i].name + "\"",
+          [&](sqlite3_stmt* st) { weight[i] = sqlite3_column_int64(st, 0) - static_cast<std::int64_t>(first_pos[i]); });
   }
+  // Parsing the rows is most of a start (measured at 100k mailboxes: 3.5 s of 5.7), and tables are
+  // independent: a second thread with its own read-only connection takes the tables a greedy split
+  // by row count gives it, biggest first. Rows are checked exactly as on one thread.
+  std::vector<size_t> order(kTableCount);
+  for (size_t i = 0; i < kTableCount; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weight[a] > weight[b]; });
+  std::vector<size_t> mine, theirs;
+  std::int64_t my_load = 0, their_load = 0;
+  for (size_t i : order) {
+    if (their_load < my_load) {
+      theirs.push_back(i);
+      their_load += weight[i];
+    } else {
+      mine.push_back(i);
+      my_load += weight[i];
+    }
+  }
+  std::vector<json> rows(kTableCount);
+  std::exception_ptr their_error;
+  std::thread helper([&] {
+    sqlite3* db = nullptr;
+    try {
+      if (sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK)
+        throw PersistError(path_ + ": cannot open for reading: " + SqliteError(db));
+      for (size_t i : theirs) rows[i] = ReadTable(db, i, first_pos[i]);
+    } catch (...) {
+      their_error = std::current_exception();
+    }
+    sqlite3_close(db);
+  });
+  std::exception_ptr my_error;
+  try {
+    for (size_t i : mine) rows[i] = ReadTable(db_, i, first_pos[i]);
+  } catch (...) {
+    my_error = std::current_exception();
+  }
+  helper.join();
+  if (my_error) std::rethrow_exception(my_error);
+  if (their_error) std::rethrow_exception(their_error);
+  for (size_t i = 0; i < kTableCount; ++i) out.state[kTables[i].name] = std::move(rows[i]);
   return out;
 }
 

@@ -124,6 +124,10 @@ class Persister {
   void WriterLoop();
   void CommitBatch(std::deque<Pending>& batch);
   void Exec(const char* sql);
+  template <class Row>
+  void Query(sqlite3* db, const std::string& sql, Row&& row) const;
+  json ParseBody(const std::string& table, const std::string& id, sqlite3_stmt* st, int sum_col) const;
+  json ReadTable(sqlite3* db, size_t table, std::uint64_t first_pos);
   void CreateTables();
   void Migrate(int from);
   void TakeLock();
