@@ -24,10 +24,15 @@ start() {
   local t0; t0=$(date +%s%N)
   "$emsim" serve --port 0 --clock manual "$@" >"$work/$name.out" 2>"$work/$name.err" &
   pid=$!
-  for _ in $(seq 1 1200); do grep -q 'emsim ready' "$work/$name.out" 2>/dev/null && break; sleep 0.01; done
+  # Up to 10 minutes: a restart reads the whole world back (a million purchases take a while).
+  for _ in $(seq 1 60000); do
+    grep -q 'emsim ready' "$work/$name.out" 2>/dev/null && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.01
+  done
   started_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
   port=$(sed -n 's/.*ready on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/$name.out" | head -1)
-  [ -n "$port" ] || { cat "$work/$name.out" "$work/$name.err"; exit 1; }
+  [ -n "$port" ] || { cat "$work/$name.out" "$work/$name.err" >&2; exit 1; }
 }
 stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""; }
 kv() { sed -n "s/.*\\b$2=\\([^ ]*\\).*/\\1/p" <<<"$1"; }
@@ -52,7 +57,7 @@ done
 retained=$(sqlite3 "$work/process/emsim.db" "select count(*) from placementCarts")
 if [ -n "${BENCH_RETAINED:-}" ] && [ "$retained" -lt "$BENCH_RETAINED" ]; then
   start topup --fixtures "$work/fixture.yaml" --data-dir "$work/process" --durability process
-  while [ "$(curl -s "http://127.0.0.1:$port/_sim/state" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["placementCarts"]))')" -lt "$BENCH_RETAINED" ]; do
+  while [ "$(sqlite3 "$work/process/emsim.db" "select count(*) from placementCarts")" -lt "$BENCH_RETAINED" ]; do
     BENCH_METHOD=POST BENCH_BODY=$body wrk -t2 -c32 -d30s --timeout 5s -s "$root/bench/wrk/report.lua" \
       -H "x-auth-service: $alice" "http://127.0.0.1:$port/v2/placement-tests/purchase" >/dev/null
   done

@@ -1,10 +1,9 @@
 // Retention (emsim serve --retain-events): the event log, the delivery log and notifications keep
 // their newest N entries, in memory and in the data dir alike, and a delivery still pending for an
 // event that was dropped is recorded as dropped, never sent without its event (Part 6).
-#include <sqlite3.h>
-
 #include <set>
 
+#include "tests/support/sqlite_file.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/webhook_receiver.hpp"
 
@@ -16,19 +15,6 @@ std::set<std::string> EventIds(TestServer& s) {
   const json events = s.Get("/_sim/events", "").body["events"];
   for (const auto& e : events) ids.insert(e["id"].get<std::string>());
   return ids;
-}
-
-std::string OneValue(const std::string& file, const std::string& sql) {
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
-  sqlite3_stmt* st = nullptr;
-  std::string out;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
-      sqlite3_column_text(st, 0))
-    out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return out;
 }
 
 TEST(Retention, TheNewestEventsAreKeptAndTheDataDirAgreesAcrossARestart) {
@@ -43,8 +29,8 @@ TEST(Retention, TheNewestEventsAreKeptAndTheDataDirAgreesAcrossARestart) {
     EXPECT_EQ(s.Get("/_sim/state", "").body["trimmed"]["events"], 2);
   }
   const std::string file = dir.path + "/d/emsim.db";
-  EXPECT_EQ(OneValue(file, "SELECT count(*) FROM events"), "3");
-  EXPECT_EQ(OneValue(file, "SELECT min(pos) FROM events"), "2");  // positions count the whole history
+  EXPECT_EQ(SqlValue(file, "SELECT count(*) FROM events"), "3");
+  EXPECT_EQ(SqlValue(file, "SELECT min(pos) FROM events"), "2");  // positions count the whole history
   {
     TestServer s(o);
     EXPECT_EQ(EventIds(s), (std::set<std::string>{ids[2], ids[3], ids[4]}));
@@ -54,7 +40,7 @@ TEST(Retention, TheNewestEventsAreKeptAndTheDataDirAgreesAcrossARestart) {
   TestServer s(o);
   EXPECT_EQ(EventIds(s), (std::set<std::string>{ids[3], ids[4], ids[5]}));
   EXPECT_EQ(s.Get("/_sim/state", "").body["trimmed"]["events"], 3);
-  EXPECT_EQ(OneValue(file, "SELECT min(pos) || '-' || max(pos) FROM events"), "3-5");
+  EXPECT_EQ(SqlValue(file, "SELECT min(pos) || '-' || max(pos) FROM events"), "3-5");
 }
 
 TEST(Retention, AFewerRetainedOnRestartCutsTheLogsOfTheDataDirToo) {
@@ -71,7 +57,7 @@ TEST(Retention, AFewerRetainedOnRestartCutsTheLogsOfTheDataDirToo) {
     TestServer s(o);
     EXPECT_EQ(EventIds(s), (std::set<std::string>{ids[3]}));
   }
-  EXPECT_EQ(OneValue(dir.path + "/d/emsim.db", "SELECT count(*) FROM events"), "1");
+  EXPECT_EQ(SqlValue(dir.path + "/d/emsim.db", "SELECT count(*) FROM events"), "1");
   TestServer s(o);
   EXPECT_EQ(EventIds(s), (std::set<std::string>{ids[3]}));
 }

@@ -15,6 +15,7 @@
 #include "runtime/clock.hpp"
 #include "runtime/persist.hpp"
 #include "runtime/store.hpp"
+#include "tests/support/sqlite_file.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace emsim::runtime {
@@ -22,6 +23,7 @@ namespace {
 
 using model::State;
 
+using testing::SqlValue;
 using testing::TempDir;
 
 State SmallWorld() {
@@ -71,19 +73,6 @@ void Sql(const std::string& file, const std::string& sql) {
   ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
   sqlite3_close(db);
-}
-
-std::string SqlValue(const std::string& file, const std::string& sql) {
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
-  sqlite3_stmt* st = nullptr;
-  std::string out;
-  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-    out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return out;
 }
 
 std::string FileText(const std::string& path) {
