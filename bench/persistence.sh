@@ -36,6 +36,8 @@ start() {
 }
 stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""; }
 kv() { sed -n "s/.*\\b$2=\\([^ ]*\\).*/\\1/p" <<<"$1"; }
+# split_of NAME: where NAME's start went, from emsim's "world recovered" log line (fields in name order)
+split_of() { sed -n 's/.*world recovered.*checkMs=\([0-9]*\).*loadMs=\([0-9]*\).*readMs=\([0-9]*\).*/check \1 ms, read \3 ms, load \2 ms/p' "$work/$1.err"; }
 
 sed -E 's/(placementCredits: )[0-9]+/\11000000000/' "$root/fixtures/default.yaml" >"$work/fixture.yaml"
 body='{"placementType":"MONTHLY","testName":"bench","mailboxIds":["mbx_nw_01_01"]}'
@@ -65,7 +67,7 @@ if [ -n "${BENCH_RETAINED:-}" ] && [ "$retained" -lt "$BENCH_RETAINED" ]; then
   retained=$(sqlite3 "$work/process/emsim.db" "select count(*) from placementCarts")
 fi
 start retained-restart --fixtures "$work/fixture.yaml" --data-dir "$work/process"; retained_ms=$started_ms; stop
-retained_detail=$(sed -n 's/.*world recovered.*checkMs=\([0-9]*\).*loadMs=\([0-9]*\).*readMs=\([0-9]*\).*/check \1 ms, read \3 ms, load \2 ms/p' "$work/retained-restart.err")
+retained_detail=$(split_of retained-restart)
 retained_bytes=$(du -cb "$work/process"/emsim.db* | tail -1 | cut -f1)
 
 purchases=$(sqlite3 "$work/full/emsim.db" "select count(*) from placementCarts")
@@ -76,7 +78,7 @@ bytes_checkpointed=$(stat -c %s "$work/full/emsim.db")
 "$emsim" fixtures generate --mailboxes 100000 >"$work/big.yaml"
 start big-new --fixtures "$work/big.yaml" --data-dir "$work/big"; new_ms=$started_ms; stop
 start big-restart --fixtures "$work/big.yaml" --data-dir "$work/big"; restart_ms=$started_ms; stop
-restart_detail=$(sed -n 's/.*world recovered.*checkMs=\([0-9]*\).*loadMs=\([0-9]*\).*readMs=\([0-9]*\).*/check \1 ms, read \3 ms, load \2 ms/p' "$work/big-restart.err")
+restart_detail=$(split_of big-restart)
 big_bytes=$(stat -c %s "$work/big/emsim.db")
 
 pct() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.0f%%", 100 * a / b}'; }

@@ -81,6 +81,19 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeliveryAttempt, id, jobSeq, eve
                                                 signatureTimestamp, nextAttemptAt, consecutiveFailures)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WalletMovement, id, accountId, amountCents, balanceCents, reason,
                                                 reference, createdAt)
+
+void to_json(json& j, const State::Trimmed& t) {
+  j = {{"events", t.events}, {"deliveries", t.deliveries}, {"notifications", t.notifications},
+       {"walletMovements", t.walletMovements}};
+}
+
+// walletMovements may be missing: the ledger came after the other three logs.
+void from_json(const json& j, State::Trimmed& t) {
+  t.events = j.at("events").get<std::uint64_t>();
+  t.deliveries = j.at("deliveries").get<std::uint64_t>();
+  t.notifications = j.at("notifications").get<std::uint64_t>();
+  t.walletMovements = j.value("walletMovements", std::uint64_t{0});
+}
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Notification, id, accountId, channel, to, subject, message, details,
                                                 createdAt)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SinkBehaviour, status, failFirst, failStatus, delayMs, redirectTo,
@@ -448,9 +461,7 @@ json DumpState(const State& s) {
   j["nextFaultSeq"] = s.nextFaultSeq;
   // Only once retention dropped something: a dump written before retention existed loads and dumps
   // back the same.
-  if (s.trimmed != State::Trimmed{})
-    j["trimmed"] = {{"events", s.trimmed.events}, {"deliveries", s.trimmed.deliveries},
-                    {"notifications", s.trimmed.notifications}, {"walletMovements", s.trimmed.walletMovements}};
+  if (s.trimmed != State::Trimmed{}) j["trimmed"] = s.trimmed;
   // The same for the wallet ledger: a dump from before it existed round-trips exactly.
   if (!s.walletMovements.empty()) j["walletMovements"] = s.walletMovements;
   return j;
@@ -508,11 +519,7 @@ State LoadState(const json& j) {
     if (j.contains("notifications")) s.notifications = j.at("notifications").get<std::deque<Notification>>();
     if (j.contains("walletMovements")) s.walletMovements = j.at("walletMovements").get<std::deque<WalletMovement>>();
     if (j.contains("trimmed")) {
-      const json& t = j.at("trimmed");
-      s.trimmed.events = t.at("events").get<std::uint64_t>();
-      s.trimmed.deliveries = t.at("deliveries").get<std::uint64_t>();
-      s.trimmed.notifications = t.at("notifications").get<std::uint64_t>();
-      s.trimmed.walletMovements = t.value("walletMovements", std::uint64_t{0});
+      s.trimmed = j.at("trimmed").get<State::Trimmed>();
       for (const std::uint64_t n :
            {s.trimmed.events, s.trimmed.deliveries, s.trimmed.notifications, s.trimmed.walletMovements})
         if (n > kMaxTrimmed) throw std::invalid_argument("trimmed: counts must be from 0 to " + std::to_string(kMaxTrimmed));

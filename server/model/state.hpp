@@ -446,10 +446,11 @@ struct State {
   Table<WebhookEndpoint> webhookEndpoints;
   std::deque<DeliveryAttempt> deliveries;
   std::deque<Notification> notifications;
+  std::deque<WalletMovement> walletMovements;
   // How many of each log's oldest entries retention has dropped so far: an entry's position in
   // the whole history is this plus its index (the durable copy keys rows by it), and notification
-  // ids go on counting from it.
-  std::deque<WalletMovement> walletMovements;
+  // and movement ids go on counting from it. JSON {events, deliveries, notifications,
+  // walletMovements}, in the state document and the data dir's meta alike.
   struct Trimmed {
     std::uint64_t events = 0, deliveries = 0, notifications = 0, walletMovements = 0;
     bool operator==(const Trimmed&) const = default;
@@ -552,6 +553,7 @@ EMSIM_DECLARE_JSON(WebhookEndpoint)
 EMSIM_DECLARE_JSON(DeliveryAttempt)
 EMSIM_DECLARE_JSON(Notification)
 EMSIM_DECLARE_JSON(WalletMovement)
+EMSIM_DECLARE_JSON(State::Trimmed)
 EMSIM_DECLARE_JSON(SinkBehaviour)
 EMSIM_DECLARE_JSON(SinkRequest)
 EMSIM_DECLARE_JSON(Sink)

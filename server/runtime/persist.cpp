@@ -67,6 +67,15 @@ void ForEachRecordTable(S& s, F&& f) {
   f(i++, s.sinks);
 }
 
+// The append-only logs, each with its table and the count of its entries retention dropped.
+template <class S, class F>
+void ForEachLog(S& s, F&& f) {
+  f(kEvents, s.events, s.trimmed.events);
+  f(kDeliveries, s.deliveries, s.trimmed.deliveries);
+  f(kNotifications, s.notifications, s.trimmed.notifications);
+  f(kWalletMovements, s.walletMovements, s.trimmed.walletMovements);
+}
+
 template <class T>
 std::string Body(const T& record) {
   json j;
@@ -109,11 +118,21 @@ json Scalars(const model::State& s) {
           {"nextJobSeq", s.nextJobSeq},
           {"nextFaultSeq", s.nextFaultSeq},
           {"faults", s.faults},
-          {"trimmed",
-           {{"events", s.trimmed.events},
-            {"deliveries", s.trimmed.deliveries},
-            {"notifications", s.trimmed.notifications},
-            {"walletMovements", s.trimmed.walletMovements}}}};
+          {"trimmed", s.trimmed}};
+}
+
+// A table of format 2: the key of its shape, the body and its checksum.
+// No index on id (kById): the writer knows each id's rowid (rowids_), so every new row is appended
+// at the end of the table. A unique index on random ids (UUIDs) made each insert touch a random
+// page, which the WAL then had to write (measured on a machine like CI's: 62k against 8.8k rows/s).
+std::string CreateTableSql(const TableSpec& t) {
+  const std::string q = std::string("\"") + t.name + "\"";
+  switch (t.shape) {
+    case Shape::kById: return "CREATE TABLE " + q + "(id TEXT NOT NULL, body TEXT NOT NULL, sum INTEGER);";
+    case Shape::kByPosition: return "CREATE TABLE " + q + "(pos INTEGER PRIMARY KEY, id TEXT, body TEXT NOT NULL, sum INTEGER);";
+    case Shape::kJobs: return "CREATE TABLE " + q + "(seq INTEGER PRIMARY KEY, kind TEXT, body TEXT NOT NULL, sum INTEGER);";
+  }
+  return "";
 }
 
 std::string SqliteError(sqlite3* db) { return db ? sqlite3_errmsg(db) : "out of memory"; }
@@ -153,6 +172,7 @@ Persister::Persister(std::string dir, Durability durability)
   if (ec) throw PersistError("data dir " + dir_ + ": " + ec.message());
   TakeLock();
   rowids_.resize(kTableCount);
+  log_marks_.resize(kTableCount);
   // The WAL as found: what SQLite's recovery keeps of it is compared with it below, so a torn
   // tail (a write that never committed, so never answered) is reported, not silently dropped.
   const std::string wal = path_ + "-wal";
@@ -258,22 +278,7 @@ void Persister::CreateTables() {
     }
     sqlite3_finalize(st);
     std::string ddl = "BEGIN;";
-    for (const auto& t : kTables) {
-      const std::string q = std::string("\"") + t.name + "\"";
-      switch (t.shape) {
-        // No index on id: the writer knows each id's rowid (rowids_), so every new row is appended
-        // at the end of the table. A unique index on random ids (UUIDs) made each insert touch a
-        // random page, which the WAL then had to write (measured on a machine like CI's: 62k against 8.8k rows/s).
-        case Shape::kById: ddl += "CREATE TABLE " + q + "(id TEXT NOT NULL, body TEXT NOT NULL, sum INTEGER);"; break;
-        case Shape::kByPosition:
-          ddl += "CREATE TABLE " + q + "(pos INTEGER PRIMARY KEY, id TEXT, body TEXT NOT NULL, sum INTEGER);";
-          break;
-        case Shape::kJobs:
-          ddl += "CREATE TABLE " + q + "(seq INTEGER PRIMARY KEY, kind TEXT, body TEXT NOT NULL, sum INTEGER);";
-          break;
-      }
-      ddl += HandEditTrigger(t.name);
-    }
+    for (const auto& t : kTables) ddl += CreateTableSql(t) + HandEditTrigger(t.name);
     ddl += "CREATE TABLE meta(name TEXT PRIMARY KEY, body TEXT NOT NULL, sum INTEGER);" + HandEditTrigger("meta");
     ddl += "PRAGMA user_version=" + std::to_string(kFormatVersion) + ";COMMIT;";
     Exec(ddl.c_str());
@@ -328,8 +333,7 @@ void Persister::Migrate(int from) {
     };
     for (const auto& t : kTables) {
       if (&t - kTables == kWalletMovements) {
-        sql += std::string("CREATE TABLE \"") + t.name + "\"(pos INTEGER PRIMARY KEY, id TEXT, body TEXT NOT NULL, sum INTEGER);" +
-               HandEditTrigger(t.name);
+        sql += CreateTableSql(t) + HandEditTrigger(t.name);
         continue;
       }
       add(t.name);
@@ -536,10 +540,7 @@ void Persister::Track(model::State& s) {
 }
 
 void Persister::Mark(const model::State& s) {
-  mark_events_ = MarkOf(s.trimmed.events, s.events.size());
-  mark_deliveries_ = MarkOf(s.trimmed.deliveries, s.deliveries.size());
-  mark_notifications_ = MarkOf(s.trimmed.notifications, s.notifications.size());
-  mark_wallet_movements_ = MarkOf(s.trimmed.walletMovements, s.walletMovements.size());
+  ForEachLog(s, [&](std::uint8_t t, const auto& list, std::uint64_t trimmed) { log_marks_[t] = MarkOf(trimmed, list.size()); });
 }
 
 void Persister::Collect(model::State& s) {
@@ -553,10 +554,9 @@ void Persister::Collect(model::State& s) {
       for (const auto& row : std::as_const(table)) cs.rows.push_back({t, row.id, 0, Body(row)});
     }
   });
-  AppendLog(cs.rows, kEvents, s.events, s.trimmed.events, mark_events_);
-  AppendLog(cs.rows, kDeliveries, s.deliveries, s.trimmed.deliveries, mark_deliveries_);
-  AppendLog(cs.rows, kNotifications, s.notifications, s.trimmed.notifications, mark_notifications_);
-  AppendLog(cs.rows, kWalletMovements, s.walletMovements, s.trimmed.walletMovements, mark_wallet_movements_);
+  ForEachLog(s, [&](std::uint8_t t, const auto& list, std::uint64_t trimmed) {
+    AppendLog(cs.rows, t, list, trimmed, log_marks_[t]);
+  });
   // Removals first: a job scheduled and removed in the same transaction is then not written.
   for (const auto& key : s.jobsErased) cs.rows.push_back({kJobsTable, "", static_cast<std::int64_t>(key.second), std::nullopt});
   for (const auto& key : s.jobsScheduled)
@@ -574,11 +574,9 @@ void Persister::CollectAll(const model::State& s) {
     for (const auto& row : table) cs.rows.push_back({t, row.id, 0, Body(row)});
   });
   // Every table is emptied first (replace), so each log is written from its first retained entry.
-  AppendLog(cs.rows, kEvents, s.events, s.trimmed.events, MarkOf(s.trimmed.events, 0));
-  AppendLog(cs.rows, kDeliveries, s.deliveries, s.trimmed.deliveries, MarkOf(s.trimmed.deliveries, 0));
-  AppendLog(cs.rows, kNotifications, s.notifications, s.trimmed.notifications, MarkOf(s.trimmed.notifications, 0));
-  AppendLog(cs.rows, kWalletMovements, s.walletMovements, s.trimmed.walletMovements,
-            MarkOf(s.trimmed.walletMovements, 0));
+  ForEachLog(s, [&](std::uint8_t t, const auto& list, std::uint64_t trimmed) {
+    AppendLog(cs.rows, t, list, trimmed, MarkOf(trimmed, 0));
+  });
   for (const auto& [key, job] : s.jobs) cs.rows.push_back(JobRow(job));
   cs.meta = Scalars(s);
   cs.meta["timings"] = s.timings;

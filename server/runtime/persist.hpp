@@ -142,7 +142,7 @@ class Persister {
   sqlite3_stmt* put_meta_ = nullptr;
 
   // Append-only parts at the start of the open write transaction.
-  LogMark mark_events_, mark_deliveries_, mark_notifications_, mark_wallet_movements_;
+  std::vector<LogMark> log_marks_;  // per table of kTables; only the logs' are used
 
   const Clock* clock_ = nullptr;
   std::mutex mu_;

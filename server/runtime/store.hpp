@@ -148,7 +148,7 @@ class Store {
   void SetJobsObserver(std::function<void(Millis)> observer) { jobs_observer_ = std::move(observer); }
 
   // Retention: every write transaction, reset and load ends with each log (events, deliveries,
-  // notifications) cut to its newest `keep` entries; 0 keeps everything. Set once, before the
+  // notifications, wallet movements) cut to its newest `keep` entries; 0 keeps everything. Set once, before the
   // store is used by more than one thread.
   // The first cut is a write transaction like any other, so a durable copy learns of it.
   void SetLogRetention(size_t keep) {
