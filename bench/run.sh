@@ -80,7 +80,13 @@ trap 'exit 143' TERM
 
 alice=emsim_test_alice_3f9c2a7b
 gen_key=emsim_gen_00001
-row() { echo "| $1 | $2 | $3 | $4 |" >>"$out"; }
+# A smoke run's durations are too short to judge a target by: its rows say so instead of yes/no,
+# so a green test run never prints a "no" that means nothing.
+row() {
+  local met=$4
+  [ "$smoke" = 1 ] && { [ "$met" = yes ] || [ "$met" = no ]; } && met="smoke, not judged"
+  echo "| $1 | $2 | $3 | $met |" >>"$out"
+}
 log() { echo "-- $*" >&2; }
 
 # ---- helpers ---------------------------------------------------------------------------------

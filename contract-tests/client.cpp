@@ -46,6 +46,7 @@ httplib::Client& Client() {
     g_client->set_write_timeout(Cfg().timeoutSeconds, 0);
     g_client->set_follow_location(false);
     g_client->set_keep_alive(true);
+    if (!Cfg().caFile.empty()) g_client->set_ca_cert_path(Cfg().caFile.c_str());
   }
   return *g_client;
 }

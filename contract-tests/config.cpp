@@ -26,6 +26,12 @@ Usage: emsim-contract-tests [flags] [--gtest_filter=...]
   --schemas DIR              the schemas folder: response schemas and the catalogue of operations
                              (env EMSIM_SCHEMAS_DIR; default: the checkout's schemas/)
   --timeout SECONDS          per request (env EMSIM_TIMEOUT; default 30)
+  --ca-file FILE             PEM certificate(s) to trust for an https --base-url besides the
+                             system's (env EMSIM_CA_FILE), e.g. emsim --tls-self-signed's
+  --strict                   a value the spec has not seen (its "values seen" lists) or a field it
+                             does not list fails the check; by default each is reported as a
+                             NOTE line and passes, since a real deployment may have more
+                             (env EMSIM_STRICT=1). Requests are always checked strictly
   --as-real-deployment       treat the target as a real deployment even if it is emsim (to check
                              that the suite changes nothing there unless allowed)
 
@@ -64,13 +70,13 @@ std::string ParseConfig(int& argc, char** argv, bool* help) {
       {"--base-url", &c.baseUrl},           {"--api-key", &c.apiKey},
       {"--workspace-key", &c.workspaceKey}, {"--webhook-receiver-url", &c.webhookReceiverUrl},
       {"--receiver-host", &c.receiverHost}, {"--schemas", &c.schemasDir},
-      {"--upgrade-plan-key", &c.upgradePlanKey},
+      {"--upgrade-plan-key", &c.upgradePlanKey}, {"--ca-file", &c.caFile},
   };
   const std::map<std::string, const char*> env = {
       {"--base-url", "EMSIM_BASE_URL"},           {"--api-key", "EMSIM_API_KEY"},
       {"--workspace-key", "EMSIM_WORKSPACE_KEY"}, {"--webhook-receiver-url", "EMSIM_WEBHOOK_RECEIVER_URL"},
       {"--receiver-host", "EMSIM_RECEIVER_HOST"}, {"--schemas", "EMSIM_SCHEMAS_DIR"},
-      {"--upgrade-plan-key", "EMSIM_UPGRADE_PLAN_KEY"},
+      {"--upgrade-plan-key", "EMSIM_UPGRADE_PLAN_KEY"}, {"--ca-file", "EMSIM_CA_FILE"},
   };
   for (const auto& [flag, var] : env)
     if (const char* v = std::getenv(var); v && *v) *text.at(flag) = v;
@@ -82,6 +88,7 @@ std::string ParseConfig(int& argc, char** argv, bool* help) {
   }
   c.allowMutations = Truthy(std::getenv("EMSIM_ALLOW_MUTATIONS"));
   c.allowSpending = Truthy(std::getenv("EMSIM_ALLOW_SPENDING"));
+  c.strict = Truthy(std::getenv("EMSIM_STRICT"));
 
   int out = 1;
   for (int i = 1; i < argc; ++i) {
@@ -101,6 +108,7 @@ std::string ParseConfig(int& argc, char** argv, bool* help) {
     if (flag == "--allow-mutations") { c.allowMutations = true; continue; }
     if (flag == "--allow-spending") { c.allowSpending = true; continue; }
     if (flag == "--as-real-deployment") { c.asRealDeployment = true; continue; }
+    if (flag == "--strict") { c.strict = true; continue; }
     const bool known = text.count(flag) || flag == "--receiver-port" || flag == "--timeout";
     if (!known) {
       if (a.rfind("--gtest", 0) != 0 && a.rfind("--", 0) == 0) return "unknown flag " + a + " (see --help)";

@@ -23,6 +23,10 @@ struct Config {
   std::string upgradePlanKey;              // --upgrade-plan-key, EMSIM_UPGRADE_PLAN_KEY: a plan key for
                                            // subscriptions.upgrade (no operation lists plans)
   int timeoutSeconds = 30;                 // --timeout, EMSIM_TIMEOUT
+  std::string caFile;                      // --ca-file, EMSIM_CA_FILE: PEM CA(s) to trust for an https
+                                           // --base-url (emsim --tls-self-signed's certificate)
+  bool strict = false;  // --strict, EMSIM_STRICT=1: what the spec leaves open (a value beyond the
+                        // values it has seen, a field it does not list) fails instead of a note
   bool asRealDeployment = false;  // --as-real-deployment: treat an emsim like any other target (the
                                   // suite's own self-test: does it keep its hands off?)
 

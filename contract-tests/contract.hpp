@@ -54,6 +54,11 @@ inline Reply Invoke(const std::string& op, const Args& args = {}) { return Invok
 // One contract violation: a GoogleTest failure "<op>: <where> <rule>".
 void Violation(const std::string& op, const std::string& where, const std::string& rule);
 
+// Something the spec leaves open that the target does its own way (Issue::open): one "NOTE:" line
+// on stdout and a test property, not a failure (--strict turns it into a Violation).
+void Note(const std::string& op, const std::string& where, const std::string& rule);
+int NoteCount();
+
 // Every violation of `body` against the registry's schema `schema` ("responses/domains.list",
 // "resources/event_envelope"), one failure each, named after `op`.
 void ReportSchema(const std::string& op, const std::string& schema, const json& body);

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Configures (once) and builds everything into build/ (or $EMSIM_BUILD_DIR).
+# Configures (once) and builds into build/ (or $EMSIM_BUILD_DIR), as $EMSIM_BUILD_TYPE
+# (default RelWithDebInfo): everything, or only the targets named as arguments
+# (scripts/run.sh builds `emsim` alone).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${EMSIM_BUILD_DIR:-$root/build}
@@ -14,4 +16,6 @@ fi
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE="$type" "${launcher[@]}" >/dev/null
 fi
-cmake --build "$build" --parallel "${EMSIM_JOBS:-$(nproc)}"
+targets=()
+for t in "$@"; do targets+=(--target "$t"); done
+cmake --build "$build" --parallel "${EMSIM_JOBS:-$(nproc)}" "${targets[@]}"

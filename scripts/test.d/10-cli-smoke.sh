@@ -50,5 +50,42 @@ printf 'accounts:\n  - id: a\n    apiKey: 7\n    user: {id: u, email: e}\n    wo
 check "bad fixture exits 2" test "$rc" -eq 2
 check "bad fixture message names file, line and field" grep -q "bad.yaml:5: accounts\[0\].workspaces: must be a non-empty list" "$tmp/bad.err"
 
+# Logs: one line per request and per delivery attempt at the default level; --log-level warn keeps
+# them out; --log-format json makes every line JSON, the ready line on stdout too.
+"$emsim" serve --port 0 --clock manual >"$tmp/log.out" 2>"$tmp/log.err" &
+pid=$!
+for _ in $(seq 1 100); do grep -q 'emsim ready' "$tmp/log.out" 2>/dev/null && break; sleep 0.05; done
+port=$(grep -o '127.0.0.1:[0-9]*' "$tmp/log.out" | head -1 | cut -d: -f2)
+curl -s "http://127.0.0.1:$port/v1/workspace/list" -H 'x-auth-service: emsim_test_alice_3f9c2a7b' >/dev/null
+sink=$(curl -s -X POST "http://127.0.0.1:$port/_sim/sinks" -H 'content-type: application/json' -d '{}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["url"])')
+curl -s "http://127.0.0.1:$port/v2/webhooks/endpoints" -H 'x-auth-service: emsim_test_alice_3f9c2a7b' \
+  -H 'content-type: application/json' -d "{\"url\":\"$sink\",\"enabled_events\":[\"domain.updated\"]}" >/dev/null
+curl -s -X POST "http://127.0.0.1:$port/_sim/domains/dom_nw_01/transition" -H 'content-type: application/json' -d '{"status":"CONNECTED"}' >/dev/null
+curl -s -X POST "http://127.0.0.1:$port/_sim/clock/advance" -H 'content-type: application/json' -d '{"seconds":0}' >/dev/null
+kill -TERM "$pid"; wait "$pid"; pid=""
+check "a request is logged: method, path, operation, status, account, duration" grep -qE 'info request .*method=GET path=/v1/workspace/list operationId=workspaces.list status=200 durationMs=[0-9.]+ accountId=acc_alice' "$tmp/log.err"
+check "a webhook attempt is logged: event, endpoint, attempt, status, next" grep -qE 'info webhook attempt delivery=dlv_[0-9]+ event=evt_[0-9a-f-]+ type=domain.updated endpoint=[^ ]+ attempt=1 .*status=200 next=none' "$tmp/log.err"
+
+"$emsim" serve --port 0 --log-level warn >"$tmp/warn.out" 2>"$tmp/warn.err" &
+pid=$!
+for _ in $(seq 1 100); do grep -q 'emsim ready' "$tmp/warn.out" 2>/dev/null && break; sleep 0.05; done
+port=$(grep -o '127.0.0.1:[0-9]*' "$tmp/warn.out" | head -1 | cut -d: -f2)
+curl -s "http://127.0.0.1:$port/_sim/health" >/dev/null
+kill -TERM "$pid"; wait "$pid"; pid=""
+check "--log-level warn: no request lines" bash -c "! grep -q ' request ' '$tmp/warn.err'"
+
+EMSIM_LOG_FORMAT=json "$emsim" serve --port 0 >"$tmp/json.out" 2>"$tmp/json.err" &
+pid=$!
+for _ in $(seq 1 100); do grep -q 'emsim ready' "$tmp/json.out" 2>/dev/null && break; sleep 0.05; done
+port=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["port"])' "$tmp/json.out" 2>/dev/null)
+curl -s "http://127.0.0.1:$port/_sim/health" >/dev/null
+kill -TERM "$pid"; wait "$pid"; pid=""
+check "--log-format json (from EMSIM_LOG_FORMAT): the ready line is JSON with the port" test -n "$port"
+check "--log-format json: every stderr line is a JSON object, the request line included" python3 -c '
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert lines and all(isinstance(l, dict) and "time" in l and "level" in l for l in lines)
+assert any(l["msg"] == "request" and l["operationId"] == "sim.health" and l["status"] == 200 for l in lines)' "$tmp/json.err"
+
 echo "cli-smoke: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

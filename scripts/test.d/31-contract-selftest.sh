@@ -132,6 +132,30 @@ expect_failure "secret listed" 'WebhooksCreate.SecretIsShownOnceAndNeverListed' 
   'webhooks.list: /data/0/secret must never be listed' \
   '{"method":"GET","path":"/v2/webhooks/endpoints","times":0,"patch":[{"op":"add","path":"/data/0/secret","value":"whsec_0123456789abcdef0123456789abcdef01234567"}]}'
 
+# Open where the spec is open: a plan type beyond the values the spec has seen, and a field it does
+# not list, are NOTE lines and a pass by default (a real deployment may have more), failures with
+# --strict.
+curl -s -X DELETE "$base/_sim/faults" >/dev/null
+open_fault='{"method":"GET","path":"/v2/dns-shield/available-slots","times":0,"patch":[{"op":"replace","path":"/data/subscriptions/0/planType","value":"ENTERPRISE"},{"op":"add","path":"/data/subscriptions/0/region","value":"eu"}]}'
+if [ "$(fault "$open_fault")" != 201 ]; then
+  fail=$((fail + 1)); echo "FAIL: /_sim/faults refused $open_fault: $(cat "$tmp/fault")"
+else
+  "$suite" --base-url "$base" --gtest_filter='DnsShieldSlots.SlotsAddUp' >"$tmp/open" 2>&1; rc=$?
+  if [ "$rc" -eq 0 ] && grep -q 'NOTE: dns_shield.available_slots: /data/subscriptions/0/planType must be one of STARTER, GROWTH, PRO' "$tmp/open" &&
+     grep -q "NOTE: dns_shield.available_slots: /data/subscriptions/0 .*'region'" "$tmp/open"; then
+    pass=$((pass + 1)); echo "ok: a value the spec has not seen and a field it does not list: notes, the check passes"
+  else
+    fail=$((fail + 1)); echo "FAIL: open values: expected a pass with two NOTE lines (exit $rc)"; sed 's/^/    /' "$tmp/open" | head -30
+  fi
+  "$suite" --base-url "$base" --strict --gtest_filter='DnsShieldSlots.SlotsAddUp' >"$tmp/strict" 2>&1; rc=$?
+  if [ "$rc" -ne 0 ] && grep -q 'dns_shield.available_slots: /data/subscriptions/0/planType must be one of STARTER, GROWTH, PRO' "$tmp/strict" &&
+     ! grep -q '^NOTE' "$tmp/strict"; then
+    pass=$((pass + 1)); echo "ok: --strict: the same answer fails, naming the field"
+  else
+    fail=$((fail + 1)); echo "FAIL: --strict: expected a failure naming planType (exit $rc)"; sed 's/^/    /' "$tmp/strict" | head -30
+  fi
+fi
+
 kill -TERM "$pid"; wait "$pid" 2>/dev/null; pid=""
 echo "contract-selftest: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -14,6 +14,7 @@
 #include "api/control/billing.hpp"
 #include "api/control/checkouts.hpp"
 #include "api/control/faults.hpp"
+#include "api/control/openapi.hpp"
 #include "api/control/control.hpp"
 #include "api/control/events.hpp"
 #include "api/control/exports.hpp"
@@ -68,10 +69,13 @@ const std::map<std::string_view, app::Handler>& Handlers() {
     {"webhooks.update",                     &api::UpdateWebhookEndpoint},
     // ---- /_sim control plane (DESIGN.md) --------------------------------------------------------
     {"sim.health",                          &api::SimHealth},
+    {"sim.openapi",                         &api::SimOpenApi},
     {"sim.reset",                           &api::SimReset},
     {"sim.state.get",                       &api::SimGetState},
     {"sim.state.put",                       &api::SimPutState},
     {"sim.requests.list",                   &api::SimListRequests},
+    {"sim.requests.count",                  &api::SimCountRequests},
+    {"sim.requests.clear",                  &api::SimClearRequests},
     {"sim.clock.get",                       &api::SimGetClock},
     {"sim.clock.put",                       &api::SimPutClock},
     {"sim.clock.advance",                   &api::SimAdvanceClock},

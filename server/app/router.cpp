@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -405,6 +406,7 @@ Response Router::Handle(RawRequest raw) {
         return fail(caller.error());
       }
       ctx.caller = *caller;
+      req.accountId = ctx.caller.accountId;
     }
     ctx.now = svc_.clock.Now();
     Reply reply = route.handler(ctx);
@@ -423,6 +425,20 @@ Response Router::Handle(RawRequest raw) {
     return internal_error("unknown exception");
   }
 }
+
+namespace {
+// One line per request (--log-level info): what a person tailing the log, or a log pipeline
+// reading --log-format json, needs to find a request in the journal and see how it went.
+void LogRequest(const Request& req, int status) {
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - req.received).count();
+  runtime::LogFields fields = {{"requestId", req.requestId}, {"method", req.method}, {"path", req.path},
+                               {"operationId", req.operationId.empty() ? runtime::LogFields() : runtime::LogFields(req.operationId)},
+                               {"status", status}, {"durationMs", std::round(ms * 100) / 100}};
+  if (!req.accountId.empty()) fields["accountId"] = req.accountId;
+  runtime::Log("info", "request", fields);
+}
+}  // namespace
 
 Response Router::Finish(Request& req, Response res, const model::Millis started, bool validation_failed,
                         bool error_text) {
@@ -451,9 +467,10 @@ Response Router::Finish(Request& req, Response res, const model::Millis started,
     if (req.fault->status) res.status = *req.fault->status;
   }
   res.headers.emplace_back("x-request-id", req.requestId);
-  // The journal (GET /_sim/requests) skips its own reads, so polling it does not fill it. The
+  if (runtime::LogEnabled("info")) LogRequest(req, res.status);
+  // The journal (GET /_sim/requests) skips its own reads and counts, so polling it does not fill it. The
   // request is finished with, so its parts move into the entry.
-  if (req.operationId != "sim.requests.list") {
+  if (req.operationId != "sim.requests.list" && req.operationId != "sim.requests.count") {
     runtime::JournalEntry entry;
     entry.id = req.requestId;
     entry.time = started;
@@ -461,6 +478,8 @@ Response Router::Finish(Request& req, Response res, const model::Millis started,
     entry.path = std::move(req.path);
     entry.query = std::move(req.query);
     entry.operationId = std::move(req.operationId);
+    entry.accountId = std::move(req.accountId);
+    entry.headers = std::move(req.headers);
     entry.status = res.status;
     entry.hasBody = req.hasBody;
     if (req.hasBody) entry.body = std::move(req.rawBody);

@@ -27,12 +27,13 @@ namespace emsim::app {
 struct Options {
   std::string host = "127.0.0.1";
   int port = 8080;
-  std::string fixtures;      // empty: the repository's fixtures/default.yaml
-  std::string schemasDir;    // empty: the repository's schemas/
+  std::string fixtures;      // empty: <share dir>/fixtures/default.yaml (cli::ShareDir)
+  std::string schemasDir;    // empty: <share dir>/schemas
   runtime::ClockMode clockMode = runtime::ClockMode::kReal;
   std::optional<model::Millis> startTime;  // manual clock start; default: the fixture's clock.start
   std::uint64_t seed = 1;
   std::string logFormat = "text";
+  std::string logLevel = "info";  // debug|info|warn|error: lines below it are not written
   size_t maxBodyBytes = 1024 * 1024;  // 413 above this, from Content-Length before reading
   // The same for the operations whose catalogue entry says "bodyLimit": "large" (a whole world:
   // PUT /_sim/state, POST /_sim/scenarios/run).
@@ -62,6 +63,11 @@ struct Options {
   std::string dataDir;
   runtime::Durability durability = runtime::Durability::kFull;
   std::string stateFile;  // --state: a GET /_sim/state document as the initial world
+  // TLS serving: PEM certificate chain and key (both or neither); tlsSelfSigned makes a
+  // certificate for localhost at start (written to tlsCert/tlsKey when given, else to a
+  // directory of its own) and serves with it.
+  std::string tlsCert, tlsKey;
+  bool tlsSelfSigned = false;
 };
 
 // errorId values (Part 7: UUID v4) come from their own generator, seeded like the state's but

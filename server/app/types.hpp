@@ -2,6 +2,7 @@
 // What the pipeline hands a handler and what a handler hands back. No httplib here: handlers
 // translate between these and the model (STYLE.md habit 2).
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -25,6 +26,10 @@ using http::Response;
 
 struct Request {
   std::string method, path, requestId, operationId;
+  std::string accountId;  // the caller's account once its API key is accepted ("" before, or on /_sim)
+  // Wall time the pipeline took it up: the request log line's duration (the simulated clock may
+  // stand still or jump).
+  std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now();
   std::map<std::string, std::string> params;  // path parameters (":id")
   json query = json::object();                // query string, values as strings
   json body;                                  // parsed JSON body; null when there was none

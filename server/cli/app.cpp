@@ -1,24 +1,43 @@
 #include "cli/app.hpp"
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <future>
+
+#include <unistd.h>
 
 #include "events/dispatcher.hpp"
 #include "events/transport.hpp"
 #include "api/routes.hpp"
 #include "app/router.hpp"
 #include "http/server.hpp"
+#include "http/tls.hpp"
 #include "fixture/fixtures.hpp"
 #include "runtime/log.hpp"
 #include "cli/state_command.hpp"
 
 namespace emsim::cli {
 
-std::string DefaultFixturePath() { return std::string(EMSIM_SOURCE_DIR) + "/fixtures/default.yaml"; }
-std::string DefaultSchemasDir() { return std::string(EMSIM_SOURCE_DIR) + "/schemas"; }
+std::string ShareDir() {
+  if (const char* dir = std::getenv("EMSIM_SHARE_DIR"); dir && *dir) return dir;
+  // Relative to the binary, never a path of the build machine, so a copied, installed or
+  // packaged emsim finds its data: <prefix>/bin/emsim with <prefix>/share/emsim (cmake --install,
+  // the .deb), or a build tree, where CMake links share/emsim beside the executables.
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "share/emsim";
+  for (const auto& candidate : {exe.parent_path().parent_path() / "share" / "emsim", exe.parent_path() / "share" / "emsim"})
+    if (std::filesystem::is_directory(candidate / "schemas", ec)) return candidate.lexically_normal().string();
+  return (exe.parent_path().parent_path() / "share" / "emsim").lexically_normal().string();
+}
+std::string DefaultFixturePath() { return ShareDir() + "/fixtures/default.yaml"; }
+std::string DefaultSchemasDir() { return ShareDir() + "/schemas"; }
 
 App::App(Options options) : options_(std::move(options)) {
   runtime::SetLogFormat(options_.logFormat == "json" ? runtime::LogFormat::kJson : runtime::LogFormat::kText);
+  runtime::SetLogLevel(options_.logLevel);
+  PrepareTls();
   CheckControlPlaneExposure(options_);
   fixture_path_ = options_.fixtures.empty() ? DefaultFixturePath() : options_.fixtures;
   const std::string schemas_dir = options_.schemasDir.empty() ? DefaultSchemasDir() : options_.schemasDir;
@@ -105,9 +124,40 @@ App::App(Options options) : options_(std::move(options)) {
   transport.commonBodyBytes = o.maxBodyBytes;
   transport.maxBodyBytes = std::max(o.maxBodyBytes, o.maxStateBytes);
   transport.threads = o.threads;
+  transport.tlsCertFile = o.tlsCert;
+  transport.tlsKeyFile = o.tlsKey;
   server_ = std::make_unique<http::HttpServer>(transport, *router_);
   services_->pipeline = router_.get();
   runtime::ReturnFreedPages();  // what loading used and freed: ~1 MiB of the default start's RSS
+}
+
+void App::PrepareTls() {
+  if (options_.tlsSelfSigned) {
+    if (options_.tlsCert.empty() != options_.tlsKey.empty())
+      throw StartupError("--tls-self-signed writes to --tls-cert and --tls-key: give both, or neither (then a directory of its own is used)");
+    if (options_.tlsCert.empty()) {
+      const char* tmp = std::getenv("TMPDIR");
+      std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/emsim-tls-XXXXXX";
+      if (!::mkdtemp(pattern.data())) throw StartupError("--tls-self-signed: cannot create a directory like " + pattern);
+      const std::string dir = pattern;  // private (0700), unique per run and per App
+      tls_dir_.path = dir;
+      options_.tlsCert = dir + "/localhost.pem";
+      options_.tlsKey = dir + "/localhost-key.pem";
+    }
+    try {
+      http::WriteSelfSignedCertificate(options_.tlsCert, options_.tlsKey);
+    } catch (const std::exception& e) {
+      throw StartupError(std::string("--tls-self-signed: ") + e.what());
+    }
+  } else if (options_.tlsCert.empty() != options_.tlsKey.empty()) {
+    throw StartupError("--tls-cert and --tls-key go together: give both to serve https");
+  }
+}
+
+App::OwnedDir::~OwnedDir() {
+  if (path.empty()) return;
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);
 }
 
 App::~App() {
@@ -186,7 +236,7 @@ void CheckControlPlaneExposure(const Options& o) {
 int App::Start() {
   port_ = server_->Bind(options_.host, options_.port);
   services_->baseUrl = options_.baseUrl.empty()
-                           ? "http://" + (options_.host == "0.0.0.0" ? std::string("127.0.0.1") : options_.host) + ":" +
+                           ? std::string(options_.tlsCert.empty() ? "http://" : "https://") + (options_.host == "0.0.0.0" ? std::string("127.0.0.1") : options_.host) + ":" +
                                  std::to_string(port_)
                            : options_.baseUrl;
   scheduler_->Start();

@@ -35,6 +35,8 @@ struct StartupError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Where the schemas and fixtures are: EMSIM_SHARE_DIR, else share/emsim found beside the binary.
+std::string ShareDir();
 std::string DefaultFixturePath();
 // Refuses (StartupError) a bind beyond loopback without an admin token, and a token that cannot
 // be sent in a header. App's constructor runs it first.
@@ -61,13 +63,23 @@ class App {
   int port() const { return port_; }
   std::string baseUrl() const { return services_->baseUrl; }
   const std::string& fixturePath() const { return fixture_path_; }
+  // The certificate clients should trust (--tls-cert, or the one --tls-self-signed made); "" on http.
+  const std::string& tlsCertificate() const { return options_.tlsCert; }
 
  private:
   std::optional<json> OpenDataDir(fixture::Fixture& fixture);
+  // Checks the TLS flags and makes the --tls-self-signed certificate; throws StartupError.
+  void PrepareTls();
   void RestoreClock(runtime::Clock& clock, const json& saved);
 
   Options options_;
   std::string fixture_path_;
+  // The directory --tls-self-signed made for this run: removed when the App goes, or when its
+  // constructor fails after making it (a member, so it is destroyed in both cases).
+  struct OwnedDir {
+    std::string path;
+    ~OwnedDir();
+  } tls_dir_;
   std::unique_ptr<schema::Registry> schemas_;
   std::unique_ptr<runtime::Persister> persister_;  // --data-dir; outlives the store
   std::unique_ptr<runtime::Store> store_;

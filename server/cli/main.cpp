@@ -9,8 +9,10 @@
 
 #include "cli/app.hpp"
 #include "cli/scenario_command.hpp"
+#include "cli/serve_flags.hpp"
 #include "cli/state_command.hpp"
 #include "model/money.hpp"
+#include "runtime/log.hpp"
 #include "core/time.hpp"
 #include "fixture/fixture_gen.hpp"
 
@@ -35,26 +37,38 @@ constexpr const char* kServeUsage = R"(Usage: emsim serve [flags]
 
   --host HOST             address to listen on (default 127.0.0.1)
   --port N                port (default 8080); 0 picks a free port, printed in the ready line
-  --fixtures FILE         seed data (default: the repository's fixtures/default.yaml)
+  --fixtures FILE         seed data (default: fixtures/default.yaml of the share dir, below)
   --state FILE            boot from a GET /_sim/state?secrets=true document (JSON or YAML) instead
                           of the fixtures; a reset returns to it (its clock.epochMs starts a manual clock)
-  --schemas DIR           JSON Schemas (default: the repository's schemas/)
+  --schemas DIR           JSON Schemas (default: schemas/ of the share dir)
   --clock real|manual     real: follows the wall clock; manual: frozen until POST /_sim/clock/advance
                           (default real)
   --start-time ISO        manual clock start, e.g. 2026-01-01T09:00:00.000Z
                           (default: the fixture's clock.start)
   --seed N                every generated id and value is reproducible from it (default 1)
-  --log-format text|json  log line format on stderr (default text)
+  --log-format text|json  log line format on stderr (default text); json: every line, the
+                          ready line on stdout included, is one JSON object
+  --log-level LEVEL       debug|info|warn|error (default info): info logs one line per request
+                          and per webhook delivery attempt; warn and error only problems
   --journal-size N        requests kept by GET /_sim/requests (default 1000)
   --retain-events N       events, webhook delivery attempts, notifications and wallet movements
                           kept: the newest N of each, older ones dropped (default 100000; 0 keeps all)
-  --base-url URL          public URL used in links emsim hands out (default http://HOST:PORT)
+  --base-url URL          public URL used in links emsim hands out (default http://HOST:PORT,
+                          https:// when serving TLS)
+
+HTTPS (README "HTTPS"):
+  --tls-cert FILE         serve https with this PEM certificate (chain) ...
+  --tls-key FILE          ... and its PEM private key
+  --tls-self-signed       make a certificate for localhost (and 127.0.0.1, ::1) at start and serve
+                          https with it; its path is printed in the ready line (tls-certificate=),
+                          for clients to trust (curl --cacert PATH). Written to --tls-cert and
+                          --tls-key when given, else to a directory removed when emsim stops
 
 Durable state (README "Persistence"):
   --data-dir DIR          keep the world in DIR/emsim.db (SQLite, WAL): every answer to a change
                           is sent once the change is on disk, and a restart (even after kill -9)
                           opens the world as it was. A new DIR starts from the fixtures. Also read
-                          from EMSIM_DATA_DIR. Default: in memory only
+                          Default: in memory only
   --durability full|process
                           full: an answer survives a power cut (synchronous=FULL, the default);
                           process: it survives emsim being killed, not the machine (NORMAL)
@@ -62,7 +76,6 @@ Durable state (README "Persistence"):
 Security and limits:
   --admin-token TOKEN     every /_sim request then needs 'Authorization: Bearer TOKEN' (else 401);
                           required when --host is not loopback (emsim refuses to start without it).
-                          Also read from the environment variable EMSIM_ADMIN_TOKEN.
                           GET /_sim/state masks secrets (API keys, webhook secrets, passwords)
                           unless asked with ?secrets=true.
   --max-body-bytes N      request bodies above this get 413, refused from Content-Length before
@@ -127,75 +140,17 @@ long long ParseNumber(const std::string& flag, const std::string& v) {
 }
 
 int Serve(const std::vector<std::string>& args) {
-  emsim::app::Options o;
-  if (const char* token = std::getenv("EMSIM_ADMIN_TOKEN")) o.adminToken = token;
-  if (const char* dir = std::getenv("EMSIM_DATA_DIR")) o.dataDir = dir;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
+  for (const auto& a : args) {
     if (a == "--help" || a == "-h") {
-      std::cout << kServeUsage;
+      std::cout << kServeUsage << "\n" << emsim::cli::ServeEnvHelp();
       return 0;
     }
-    // Switches without a value.
-    if (a == "--sign-with-simulated-time") { o.signWithSimulatedTime = true; continue; }
-    if (a == "--strict-webhook-urls") { o.strictWebhookUrls = true; continue; }
-    if (a == "--webhook-insecure") { o.webhookInsecure = true; continue; }
-    std::string flag = a, value;
-    if (auto eq = a.find('='); eq != std::string::npos) {
-      flag = a.substr(0, eq);
-      value = a.substr(eq + 1);
-    } else if (a.rfind("--", 0) == 0) {
-      if (i + 1 >= args.size()) Die(a + " needs a value (see emsim serve --help)");
-      value = args[++i];
-    }
-    if (flag == "--host") o.host = value;
-    else if (flag == "--port") {
-      long long p = ParseNumber(flag, value);
-      if (p > 65535) Die("--port must be 0..65535");
-      o.port = static_cast<int>(p);
-    } else if (flag == "--fixtures") o.fixtures = value;
-    else if (flag == "--state") o.stateFile = value;
-    else if (flag == "--schemas") o.schemasDir = value;
-    else if (flag == "--clock") {
-      if (value == "real") o.clockMode = emsim::runtime::ClockMode::kReal;
-      else if (value == "manual") o.clockMode = emsim::runtime::ClockMode::kManual;
-      else Die("--clock must be real or manual, got '" + value + "'");
-    } else if (flag == "--start-time") {
-      auto t = emsim::model::ParseIso(value);
-      if (!t) Die("--start-time must be an ISO 8601 UTC time like 2026-01-01T09:00:00.000Z, got '" + value + "'");
-      o.startTime = *t;
-    } else if (flag == "--seed") o.seed = static_cast<std::uint64_t>(ParseNumber(flag, value));
-    else if (flag == "--log-format") {
-      if (value != "text" && value != "json") Die("--log-format must be text or json");
-      o.logFormat = value;
-    } else if (flag == "--max-body-bytes") o.maxBodyBytes = static_cast<size_t>(ParseNumber(flag, value));
-    else if (flag == "--journal-size") o.journalCapacity = static_cast<size_t>(ParseNumber(flag, value));
-    else if (flag == "--retain-events") o.retainEvents = static_cast<size_t>(ParseNumber(flag, value));
-    else if (flag == "--threads") o.threads = static_cast<int>(std::min<long long>(ParseNumber(flag, value), 100000));
-    else if (flag == "--max-state-bytes") o.maxStateBytes = static_cast<size_t>(ParseNumber(flag, value));
-    else if (flag == "--max-connections") {
-      const long long n = ParseNumber(flag, value);
-      if (n < 1 || n > 100000) Die("--max-connections must be 1..100000");
-      o.maxConnections = static_cast<int>(n);
-    } else if (flag == "--idle-timeout-ms" || flag == "--header-timeout-ms") {
-      const long long n = ParseNumber(flag, value);
-      if (n < 1 || n > 3600000) Die(flag + " must be 1..3600000");
-      (flag == "--idle-timeout-ms" ? o.idleTimeoutMs : o.headerTimeoutMs) = static_cast<int>(n);
-    } else if (flag == "--admin-token") o.adminToken = value;
-    else if (flag == "--base-url") o.baseUrl = value;
-    else if (flag == "--webhook-timeout-ms") {
-      o.webhookTimeoutMs = ParseNumber(flag, value);
-      if (o.webhookTimeoutMs < 1) Die("--webhook-timeout-ms must be at least 1");
-    } else if (flag == "--webhook-ca-file") o.webhookCaFile = value;
-    else if (flag == "--data-dir") {
-      if (value.empty()) Die("--data-dir needs a directory");
-      o.dataDir = value;
-    } else if (flag == "--durability") {
-      if (value == "full") o.durability = emsim::runtime::Durability::kFull;
-      else if (value == "process") o.durability = emsim::runtime::Durability::kProcess;
-      else Die("--durability must be full or process, got '" + value + "'");
-    }
-    else Die("unknown flag '" + a + "' (see emsim serve --help)");
+  }
+  emsim::app::Options o;
+  try {
+    o = emsim::cli::ParseServeFlags(args, [](const char* name) { return std::getenv(name); });
+  } catch (const emsim::cli::FlagError& e) {
+    Die(e.what());
   }
 
   // Block SIGINT/SIGTERM in every thread; the main thread waits for them below.
@@ -209,12 +164,26 @@ int Serve(const std::vector<std::string>& args) {
     emsim::cli::App app(o);
     const int port = app.Start();
     const auto& svc = app.services();
-    std::cout << "emsim ready on http://" << o.host << ":" << port << " fixtures=" << app.fixturePath()
-              << " clock=" << emsim::runtime::ToString(svc.clock.mode()) << " now="
-              << emsim::model::FormatIso(svc.clock.Now()) << " seed=" << o.seed << std::endl;
+    const std::string tls_cert = app.tlsCertificate();
+    const std::string url = (tls_cert.empty() ? "http://" : "https://") + o.host + ":" + std::to_string(port);
+    if (o.logFormat == "json") {
+      // --log-format json: every line is one JSON object, this one too, so a log pipeline reads
+      // the address from it as from any other line.
+      emsim::json ready = {{"time", emsim::model::FormatIso(emsim::runtime::Clock::WallNow())},
+                                 {"level", "info"}, {"msg", "emsim ready"}, {"url", url}, {"port", port},
+                                 {"fixtures", app.fixturePath()}, {"clock", emsim::runtime::ToString(svc.clock.mode())},
+                                 {"now", emsim::model::FormatIso(svc.clock.Now())}, {"seed", o.seed}};
+      if (!tls_cert.empty()) ready["tlsCertificate"] = tls_cert;
+      std::cout << ready.dump(-1, ' ', false, emsim::json::error_handler_t::replace) << std::endl;
+    } else {
+      std::cout << "emsim ready on " << url << " fixtures=" << app.fixturePath()
+                << " clock=" << emsim::runtime::ToString(svc.clock.mode()) << " now="
+                << emsim::model::FormatIso(svc.clock.Now()) << " seed=" << o.seed
+                << (tls_cert.empty() ? "" : " tls-certificate=" + tls_cert) << std::endl;
+    }
     int sig = 0;
     sigwait(&signals, &sig);
-    std::cerr << "emsim: " << (sig == SIGINT ? "SIGINT" : "SIGTERM") << ", stopping\n";
+    emsim::runtime::Log("info", std::string(sig == SIGINT ? "SIGINT" : "SIGTERM") + ", stopping");
     app.Stop();
     return 0;
   } catch (const emsim::cli::StartupError& e) {

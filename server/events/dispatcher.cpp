@@ -62,15 +62,25 @@ void Dispatcher::Attempt(const model::Job& job, model::Millis at, std::uint64_t 
   }
 
   // 3. The outcome, under the lock: counter, retry job or auto-disable.
+  runtime::LogFields line;  // the attempt's log line, written once the lock is released
   store_.Write([&](model::State& s) {
     if (store_.generation() != generation) return;
     const auto* before = s.webhookEndpoints.Find(plan->endpointId);
     const bool was_active = before && before->status == model::WebhookEndpointStatus::kActive;
-    model::FinishAttempt(s, *plan, outcome, at);
+    const model::DeliveryAttempt& done = model::FinishAttempt(s, *plan, outcome, at);
+    if (runtime::LogEnabled("info")) {
+      line = {{"delivery", done.id}, {"event", done.eventId}, {"type", done.eventType}, {"endpoint", done.endpointId},
+              {"attempt", done.attempt}, {"durationMs", done.durationMs.value_or(0)},
+              {"consecutiveFailures", done.consecutiveFailures}};
+      if (done.responseStatus) line["status"] = *done.responseStatus;
+      if (done.error) line["error"] = *done.error;
+      line["next"] = done.nextAttemptAt ? model::FormatIso(*done.nextAttemptAt) : std::string("none");
+    }
     if (const auto* ep = s.webhookEndpoints.Find(plan->endpointId); was_active && ep && ep->status == model::WebhookEndpointStatus::kDisabled)
       runtime::Log("warn", "webhook endpoint disabled", {{"endpoint", ep->id}, {"url", ep->url},
                                                      {"reason", ep->disabledReason.value_or("")}});
   });
+  if (!line.is_null()) runtime::Log("info", "webhook attempt", line);
 }
 
 }  // namespace emsim::events

@@ -5,11 +5,16 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 
+#include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 
 #include "runtime/log.hpp"
 
@@ -124,7 +129,25 @@ bool Transport::process_and_close_socket(socket_t sock) {
     return false;
   }
 
-  Connection conn(sock, *this);
+  // TLS: the handshake is part of the first request's header time (a client that connects and
+  // never finishes it is a slow client). The socket goes non-blocking: OpenSSL's reads and writes
+  // then return WANT_READ/WANT_WRITE, and the connection polls with its own deadlines.
+  struct SslFree {
+    void operator()(SSL* ssl) const { SSL_free(ssl); }
+  };
+  std::unique_ptr<SSL, SslFree> ssl;
+  if (tls_) {
+    ssl.reset(SSL_new(tls_));
+    const int flags = ::fcntl(sock, F_GETFL, 0);
+    if (!ssl || flags < 0 || ::fcntl(sock, F_SETFL, flags | O_NONBLOCK) < 0 || SSL_set_fd(ssl.get(), sock) != 1 ||
+        !Handshake(ssl.get(), sock, accepted + std::chrono::milliseconds(limits_.headerTimeoutMs))) {
+      ERR_clear_error();
+      ::close(sock);
+      return false;
+    }
+  }
+
+  Connection conn(sock, *this, ssl.get());
   bool ok = true;
   for (size_t served = 0; svr_sock_ != INVALID_SOCKET; ++served) {
     // The first request's headers are due a header timeout after the connect (a client that
@@ -150,6 +173,10 @@ bool Transport::process_and_close_socket(socket_t sock) {
     if (!conn.Flush() || !ok || client_closes || conn.close_after() || conn.failed()) break;
   }
   conn.Flush();
+  if (ssl) {
+    SSL_shutdown(ssl.get());  // close_notify, once, without waiting for the client's
+    ERR_clear_error();
+  }
   if (conn.close_after()) {
     LingeringClose(sock);
   } else {
@@ -159,9 +186,29 @@ bool Transport::process_and_close_socket(socket_t sock) {
   return ok;
 }
 
+bool Transport::Handshake(SSL* ssl, int fd, Steady::time_point deadline) {
+  for (;;) {
+    const int r = SSL_accept(ssl);
+    if (r == 1) return true;
+    const int e = SSL_get_error(ssl, r);
+    if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) {
+      runtime::Log("debug", "TLS handshake failed", {{"reason", ERR_reason_error_string(ERR_peek_error()) ? ERR_reason_error_string(ERR_peek_error()) : "closed"}});
+      return false;
+    }
+    pollfd fds[2] = {{fd, static_cast<short>(e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT), 0}, {stop_fd_, POLLIN, 0}};
+    const int left = MillisUntil(deadline);
+    int n = 0;
+    do {
+      n = left > 0 ? ::poll(fds, stop_fd_ >= 0 ? 2 : 1, left) : 0;
+    } while (n < 0 && errno == EINTR);
+    if (n <= 0 || fds[1].revents) return false;
+  }
+}
+
 // ---- Connection --------------------------------------------------------------------------------
 
-Connection::Connection(int fd, Transport& transport) : fd_(fd), transport_(transport), in_(kInBufferBytes) {
+Connection::Connection(int fd, Transport& transport, SSL* ssl)
+    : fd_(fd), transport_(transport), ssl_(ssl), in_(kInBufferBytes) {
   sockaddr_storage a{};
   socklen_t len = sizeof a;
   if (getpeername(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) remote_ip_ = PeerText(a, len, remote_port_);
@@ -210,8 +257,14 @@ void Connection::AnswerAndFail(const std::string& answer) {
   close_after_ = true;
 }
 
-int Connection::Poll(int timeout_ms) {
-  pollfd fds[2] = {{fd_, POLLIN, 0}, {transport_.stop_fd(), POLLIN, 0}};
+bool Connection::WaitForRequest(int timeout_ms) {
+  // Bytes already read: ours, or decrypted and held by the TLS session.
+  if (pos_ < len_ || (ssl_ && SSL_pending(ssl_) > 0)) return true;
+  return Poll(timeout_ms) == 1;
+}
+
+int Connection::Poll(int timeout_ms, short events) {
+  pollfd fds[2] = {{fd_, events, 0}, {transport_.stop_fd(), POLLIN, 0}};
   for (;;) {
     const int n = ::poll(fds, transport_.stop_fd() >= 0 ? 2 : 1, timeout_ms);
     if (n < 0 && errno == EINTR) continue;
@@ -222,22 +275,45 @@ int Connection::Poll(int timeout_ms) {
   }
 }
 
+ssize_t Connection::Receive(short& wait_for) {
+  wait_for = POLLIN;
+  if (ssl_) {
+    const int n = SSL_read(ssl_, in_.data(), static_cast<int>(in_.size()));
+    if (n > 0) return n;
+    const int e = SSL_get_error(ssl_, n);
+    if (e == SSL_ERROR_ZERO_RETURN) return 0;
+    if (e == SSL_ERROR_WANT_READ) return kWouldBlock;
+    if (e == SSL_ERROR_WANT_WRITE) {
+      wait_for = POLLOUT;
+      return kWouldBlock;
+    }
+    ERR_clear_error();
+    return e == SSL_ERROR_SYSCALL && ERR_peek_error() == 0 ? 0 : -1;  // an unclean close is an end
+  }
+  for (;;) {
+    const ssize_t n = ::recv(fd_, in_.data(), in_.size(), MSG_DONTWAIT);
+    if (n >= 0) return n;
+    if (errno == EINTR) continue;
+    return errno == EAGAIN || errno == EWOULDBLOCK ? kWouldBlock : -1;
+  }
+}
+
 ssize_t Connection::Fill() {
   pos_ = len_ = 0;
   for (;;) {
-    const ssize_t n = ::recv(fd_, in_.data(), in_.size(), MSG_DONTWAIT);
+    short wait_for = POLLIN;
+    const ssize_t n = Receive(wait_for);
     if (n > 0) {
       len_ = static_cast<size_t>(n);
       return n;
     }
     if (n == 0) return 0;
-    if (errno == EINTR) continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK) {
+    if (n != kWouldBlock) {
       failed_ = true;
       return -1;
     }
     const int timeout = in_headers_ ? MillisUntil(header_deadline_) : kBodyReadTimeoutMs;
-    const int ready = timeout > 0 ? Poll(timeout) : 0;
+    const int ready = timeout > 0 ? Poll(timeout, wait_for) : 0;
     if (ready == 1) continue;
     // A client that does not finish its headers in time is told so when it has begun a request;
     // one that never sent a byte is just closed.
@@ -267,6 +343,26 @@ bool Connection::Track(const char* p, size_t n) {
 }
 
 bool Connection::SendAll(const char* p, size_t n) {
+  if (ssl_) {
+    // The socket is non-blocking under TLS: a full send buffer waits here, as long as a plain
+    // socket's send timeout would.
+    while (n > 0) {
+      const int sent = SSL_write(ssl_, p, static_cast<int>(std::min<size_t>(n, 1 << 30)));
+      if (sent > 0) {
+        p += sent;
+        n -= static_cast<size_t>(sent);
+        continue;
+      }
+      const int e = SSL_get_error(ssl_, sent);
+      if ((e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_WANT_READ) &&
+          Poll(kBodyReadTimeoutMs, e == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN) == 1)
+        continue;
+      ERR_clear_error();
+      failed_ = true;
+      return false;
+    }
+    return true;
+  }
   while (n > 0) {
     // Blocking, bounded by the socket's send timeout (httplib sets SO_SNDTIMEO on accept).
     const ssize_t sent = ::send(fd_, p, n, MSG_NOSIGNAL);

@@ -12,7 +12,11 @@
 #include <vector>
 
 #include <httplib.h>
+#include <poll.h>
 #include <sys/socket.h>
+
+typedef struct ssl_st SSL;
+typedef struct ssl_ctx_st SSL_CTX;
 
 namespace emsim::http {
 
@@ -56,14 +60,19 @@ class Transport final : public httplib::Server {
 
   int stop_fd() const { return stop_fd_; }
   const Limits& limits() const { return limits_; }
+  // Serve TLS with this context (--tls-cert/--tls-key; owned by HttpServer, set before serving).
+  void SetTls(SSL_CTX* ctx) { tls_ = ctx; }
 
  private:
   bool process_and_close_socket(socket_t sock) override;
+  // The TLS handshake of a new connection, by `deadline`; false: close it.
+  bool Handshake(SSL* ssl, int fd, Steady::time_point deadline);
 
   Limits limits_;
   ErrorBody error_body_;
   int stop_fd_ = -1;
   std::atomic<int> open_{0};
+  SSL_CTX* tls_ = nullptr;
 };
 
 // One client connection as cpp-httplib's Stream: reads through a buffer kept across the
@@ -71,7 +80,8 @@ class Transport final : public httplib::Server {
 // while its request line and headers come in, and writes gathered into one send per answer.
 class Connection final : public httplib::Stream {
  public:
-  Connection(int fd, Transport& transport);
+  // `ssl`: the connection's TLS session (its socket non-blocking), or null for plain HTTP.
+  Connection(int fd, Transport& transport, SSL* ssl = nullptr);
 
   bool is_readable() const override { return pos_ < len_; }
   bool is_writable() const override { return !failed_; }
@@ -90,10 +100,7 @@ class Connection final : public httplib::Stream {
   bool Flush();
 
   // Waits for the first byte of the next request. False: timed out, stopping, or an error.
-  bool WaitForRequest(int timeout_ms) {
-    if (pos_ < len_) return true;
-    return Poll(timeout_ms) == 1;
-  }
+  bool WaitForRequest(int timeout_ms);
 
   // A request begins: its request line and headers must all have come by `deadline`.
   void BeginRequest(Steady::time_point deadline) {
@@ -113,15 +120,20 @@ class Connection final : public httplib::Stream {
   bool failed() const { return failed_; }
 
  private:
-  // 1: readable; 0: timed out; -1: stopping or an error.
-  int Poll(int timeout_ms);
+  // 1: ready for `events`; 0: timed out; -1: stopping or an error.
+  int Poll(int timeout_ms, short events = POLLIN);
   ssize_t Fill();
+  // One read of what the socket (or the TLS session) has now: bytes, 0 at the end, -1 on an
+  // error, kWouldBlock with `wait_for` set to the poll events that would let it go on.
+  static constexpr ssize_t kWouldBlock = -2;
+  ssize_t Receive(short& wait_for);
   // Watches the request line and headers go by for their end (an empty line) and their size.
   bool Track(const char* p, size_t n);
   bool SendAll(const char* p, size_t n);
 
   int fd_;
   Transport& transport_;
+  SSL* ssl_;
   std::string remote_ip_, local_ip_;
   int remote_port_ = -1, local_port_ = -1;
   std::vector<char> in_;

@@ -191,6 +191,11 @@ HttpServer::HttpServer(const ServerOptions& o, RequestHandler& handler) : handle
              {{"maxConnections", o.maxConnections}, {"openFilesLimit", static_cast<std::uint64_t>(files.rlim_cur)}});
   }
 
+  if (!o.tlsCertFile.empty()) {
+    tls_ = MakeServerContext(o.tlsCertFile, o.tlsKeyFile);
+    server_->SetTls(tls_.get());
+  }
+
   auto& s = *server_;
   s.set_tcp_nodelay(true);
   s.set_socket_options([this](socket_t sock) {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "http/message.hpp"
+#include "http/tls.hpp"
 
 namespace emsim::http {
 
@@ -49,6 +50,8 @@ struct ServerOptions {
   size_t commonBodyBytes = 1024 * 1024;
   size_t maxBodyBytes = 1024 * 1024;
   int threads = 0;                    // started at once; 0: 8 (more on demand)
+  // TLS (both set): PEM certificate chain and key; empty: plain HTTP.
+  std::string tlsCertFile, tlsKeyFile;
 };
 
 class HttpServer {
@@ -68,6 +71,7 @@ class HttpServer {
 
  private:
   RequestHandler& handler_;
+  TlsContext tls_;  // declared first, so it outlives the transport whose connections use it
   std::unique_ptr<Transport> server_;
   int listen_fd_ = -1;  // the listening socket, to raise its backlog after httplib listens
   // cpp-httplib's stop() does nothing before its listen loop has started, and the loop then runs

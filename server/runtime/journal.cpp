@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <tuple>
 
 #include "core/json_limits.hpp"
 #include "model/state_secrets.hpp"
@@ -54,7 +55,12 @@ json ToJson(const JournalEntry& e) {
               {"path", e.path},
               {"query", e.query.is_null() ? json::object() : e.query},
               {"operationId", e.operationId.empty() ? json(nullptr) : json(e.operationId)},
+              {"accountId", e.accountId.empty() ? json(nullptr) : json(e.accountId)},
               {"status", e.status}};
+  json headers = json::object();
+  // Header bytes are whatever the client sent; the journal is listed as JSON, so made UTF-8.
+  for (const auto& [name, value] : e.headers) headers[model::SafeText(name, 256)] = model::SafeText(value, 4096);
+  out["headers"] = std::move(headers);
   if (e.hasBody) {
     json body = json::parse(e.body, nullptr, false);  // it parsed when the request came
     out["body"] = body.is_discarded() ? json() : Redact(body);
@@ -70,7 +76,79 @@ json ToJson(const JournalEntry& e) {
   return out;
 }
 
-json Journal::List(const json& filters, size_t limit, bool secrets) const {
+namespace {
+
+constexpr const char* kSecretHeaders[] = {"x-auth-service", "authorization", "cookie"};
+
+std::string Lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
+
+std::string Quoted(const json& v) { return v.is_string() ? "'" + v.get<std::string>() + "'" : v.dump(); }
+
+// Whether `doc` contains `want`: an object wants each of its keys (with a value containing the
+// wanted one), anything else wants an equal value. An explicit stack, not recursion: the pattern
+// is client input (its depth is bounded by the body parser, but nothing here relies on that).
+bool JsonContains(const json& doc, const json& want) {
+  std::vector<std::pair<const json*, const json*>> todo = {{&doc, &want}};
+  while (!todo.empty()) {
+    auto [d, w] = todo.back();
+    todo.pop_back();
+    if (!w->is_object()) {
+      if (*d != *w) return false;
+      continue;
+    }
+    if (!d->is_object()) return false;
+    for (const auto& [key, value] : w->items()) {
+      auto it = d->find(key);
+      if (it == d->end()) return false;
+      todo.emplace_back(&*it, &value);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> Mismatches(const json& record, const RequestPattern& p) {
+  std::vector<std::string> why;
+  auto text = [&](const char* key) { return record.contains(key) ? record[key] : json(); };
+  auto exact = [&](const char* key, const std::optional<std::string>& want) {
+    if (want && text(key) != json(*want)) why.push_back(std::string(key) + ": " + Quoted(text(key)) + ", not '" + *want + "'");
+  };
+  exact("method", p.method);
+  exact("path", p.path);
+  if (p.pathPrefix) {
+    const json path = text("path");
+    if (!path.is_string() || path.get<std::string>().rfind(*p.pathPrefix, 0) != 0)
+      why.push_back("path: " + Quoted(path) + " does not start with '" + *p.pathPrefix + "'");
+  }
+  exact("operationId", p.operationId);
+  exact("accountId", p.accountId);
+  if (p.status && text("status") != json(*p.status))
+    why.push_back("status: " + Quoted(text("status")) + ", not " + std::to_string(*p.status));
+  if (p.since) {
+    const json time = text("time");
+    const auto at = time.is_string() ? model::ParseIso(time.get<std::string>()) : std::nullopt;
+    if (!at || *at < *p.since) why.push_back("time: " + Quoted(time) + ", before " + model::FormatIso(*p.since));
+  }
+  const json headers = record.value("headers", json::object());
+  for (const auto& [name, want] : p.headers) {
+    const std::string lower = Lower(name);
+    if (!headers.contains(lower)) why.push_back("header " + lower + ": absent, not '" + want + "'");
+    else if (headers[lower] != json(want))
+      why.push_back("header " + lower + ": " + Quoted(headers[lower]) + ", not '" + want + "'");
+  }
+  if (!p.body.is_null()) {
+    const json body = record.value("body", json());
+    if (body.is_null()) why.push_back("body: none, or not JSON");
+    else if (!JsonContains(body, p.body)) why.push_back("body: does not contain " + p.body.dump());
+  }
+  return why;
+}
+
+std::vector<json> Journal::Records() const {
   // Every stripe's entries, put back in ticket order (the order requests were journaled), keeping
   // the newest capacity_: the stripes together can hold a few more.
   std::vector<std::pair<std::uint64_t, json>> all;
@@ -83,20 +161,51 @@ json Journal::List(const json& filters, size_t limit, bool secrets) const {
   }
   std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   const size_t first = all.size() > capacity_ ? all.size() - capacity_ : 0;
+  std::vector<json> out;
+  out.reserve(all.size() - first);
+  for (size_t i = first; i < all.size(); ++i) out.push_back(std::move(all[i].second));
+  return out;
+}
+
+json Journal::List(const RequestPattern& pattern, size_t limit, bool secrets) const {
   json out = json::array();
-  for (size_t i = first; i < all.size(); ++i) {
-    json& e = all[i].second;
-    bool keep = true;
-    for (const auto& [key, want] : filters.items()) {
-      if (!e.contains(key) || e[key] != want) keep = false;
-    }
-    if (!keep) continue;
-    if (!secrets)
+  for (json& e : Records()) {
+    if (!Mismatches(e, pattern).empty()) continue;
+    if (!secrets) {
       for (const char* part : {"body", "response"})
         if (auto it = e.find(part); it != e.end()) model::MaskSecretValues(*it);
+      if (auto h = e.find("headers"); h != e.end() && h->is_object())
+        for (const char* name : kSecretHeaders)
+          if (h->contains(name)) (*h)[name] = model::kMaskedSecret;
+    }
     out.push_back(std::move(e));
   }
   if (limit && out.size() > limit) out.erase(out.begin(), out.end() - static_cast<std::ptrdiff_t>(limit));
+  return out;
+}
+
+json Journal::Count(const RequestPattern& pattern) const {
+  const std::vector<json> records = Records();
+  size_t count = 0;
+  // (mismatches, -position): the closest misses, newest first among equals.
+  std::vector<std::tuple<size_t, std::ptrdiff_t, std::vector<std::string>>> misses;
+  for (size_t i = 0; i < records.size(); ++i) {
+    std::vector<std::string> why = Mismatches(records[i], pattern);
+    if (why.empty()) ++count;
+    else if (count == 0) misses.emplace_back(why.size(), -static_cast<std::ptrdiff_t>(i), std::move(why));
+  }
+  json out = {{"count", count}, {"nearMisses", json::array()}};
+  if (count > 0) return out;
+  const size_t keep = std::min<size_t>(3, misses.size());
+  std::partial_sort(misses.begin(), misses.begin() + static_cast<std::ptrdiff_t>(keep), misses.end(),
+                    [](const auto& a, const auto& b) { return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b)); });
+  for (size_t i = 0; i < keep; ++i) {
+    const json& r = records[static_cast<size_t>(-std::get<1>(misses[i]))];
+    json request = json::object();
+    for (const char* key : {"id", "time", "method", "path", "operationId", "accountId", "status"})
+      if (r.contains(key)) request[key] = r[key];
+    out["nearMisses"].push_back({{"request", std::move(request)}, {"mismatches", std::get<2>(misses[i])}});
+  }
   return out;
 }
 

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <optional>
+#include <utility>
 #include <string>
 #include <variant>
 #include <vector>
@@ -21,6 +23,10 @@ struct JournalEntry {
   std::string method, path;
   json query;                  // null = none (listed as {}); null by default, as it is always moved in
   std::string operationId;     // "" = no route matched (listed as null)
+  std::string accountId;       // the caller's account once its API key was accepted ("" = listed as null)
+  // The request's headers (names lower-cased); listed with the secret ones masked
+  // (x-auth-service, authorization, cookie) unless asked for secrets.
+  std::vector<std::pair<std::string, std::string>> headers;
   int status = 0;
   bool hasBody = false;
   // The JSON body as the client sent it (hasBody: it parsed), parsed again only when listed, with
@@ -39,22 +45,40 @@ struct JournalEntry {
   std::string faultError;      // why that fault's patch did not apply ("" = it did)
 };
 
+// What GET /_sim/requests filters by and POST /_sim/requests/count counts (WireMock's verify):
+// every field given must match; an absent one matches anything.
+struct RequestPattern {
+  std::optional<std::string> method, path, pathPrefix, operationId, accountId;
+  std::optional<int> status;
+  std::optional<model::Millis> since;  // journaled at or after (simulated time, as `time` is listed)
+  std::vector<std::pair<std::string, std::string>> headers;  // name (any case) -> exact value
+  json body;  // null: any; else the request's JSON body must contain it (objects: these keys, at any depth)
+};
+// Why a journal record does not match: one reason per criterion it fails ("status: 400, not 201");
+// empty when it matches.
+std::vector<std::string> Mismatches(const json& record, const RequestPattern& pattern);
+
 class Journal {
  public:
   explicit Journal(size_t capacity);
 
   void Add(JournalEntry&& entry);
   void Add(json entry);  // a ready-made record (errors raised by the transport before the pipeline)
-  // Newest last. Filters: method, path (exact), operationId, status; limit keeps the newest N.
-  // With `secrets` false, the bodies and answers listed have their secrets masked
-  // (model::MaskSecretValues), as GET /_sim/state does without ?secrets=true.
-  json List(const json& filters, size_t limit, bool secrets = false) const;
+  // Newest last, those matching `pattern`; limit keeps the newest N. With `secrets` false, the
+  // bodies, answers and headers listed have their secrets masked (model::MaskSecretValues), as
+  // GET /_sim/state does without ?secrets=true.
+  json List(const RequestPattern& pattern, size_t limit, bool secrets = false) const;
+  // {count, nearMisses}: how many journaled requests match; when none does, the (up to) three
+  // that come closest (fewest mismatches, newest first), each with its reasons.
+  json Count(const RequestPattern& pattern) const;
   void Clear();
   size_t size() const;
 
  private:
   using Item = std::variant<JournalEntry, json>;
   void Put(Item&& item);
+  // Every journaled record, oldest first, as listed (secrets not yet masked).
+  std::vector<json> Records() const;
 
   // Striped: a request takes a ticket (one atomic add) and puts its entry in stripe ticket %
   // stripes, each stripe a small ring with its own lock. One lock for the whole journal put every

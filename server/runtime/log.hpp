@@ -1,15 +1,25 @@
 #pragma once
-// One-line logs to stderr, as text or JSON (--log-format).
+// One-line logs to stderr, as text or JSON (--log-format), from --log-level up.
 #include <string>
+#include <string_view>
 
 #include "core/json.hpp"
 
 namespace emsim::runtime {
 
 enum class LogFormat { kText, kJson };
+enum class LogLevel { kDebug, kInfo, kWarn, kError };
 
 void SetLogFormat(LogFormat f);
-// level: "info", "warn", "error". fields are appended (text) or merged (json).
-void Log(const std::string& level, const std::string& message, const json& fields = json::object());
+LogFormat CurrentLogFormat();
+// Lines below it are not written (default info). Unknown names leave it as it is.
+void SetLogLevel(std::string_view level);
+// Whether a line of this level ("debug", "info", "warn", "error") would be written: callers that
+// build many fields per request ask first.
+bool LogEnabled(std::string_view level);
+// Fields keep the order they are given in: appended as key=value (text) or after time, level and
+// msg in the object (json).
+using LogFields = nlohmann::ordered_json;
+void Log(const std::string& level, const std::string& message, const LogFields& fields = LogFields::object());
 
 }  // namespace emsim::runtime

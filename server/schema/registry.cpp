@@ -491,7 +491,11 @@ std::vector<Issue> Registry::Issues(const Compiled& c, const valijson::Schema& s
       issue.path.push_back(d.substr(start, d.find('\'', start) - start));
       issue.message = "is required";
     } else {
-      issue.message = Describe(SchemaAt(c.resolved, issue.path), d);
+      const json* node = SchemaAt(c.resolved, issue.path);
+      issue.message = Describe(node, d);
+      issue.open = d.find("could not be validated using 'properties' or 'additionalProperties'") != std::string::npos ||
+                   (d.find("enum") != std::string::npos && node && node->is_object() &&
+                    node->value("x-values-seen", false) == true);
     }
     if (wrapper) wrappers.push_back(std::move(issue));
     else if (seen.insert(issue.Pointer() + "\n" + issue.message).second) issues.push_back(std::move(issue));

@@ -28,6 +28,11 @@ struct Issue {
   std::vector<std::string> path;  // segments from the document root: property names or indices
   std::string message;            // readable: "must be a string", "is required", ...
   std::string Pointer() const;    // "/body/mailboxIds/1"
+  // Something the spec leaves open: a value outside an enum the schema marks "x-values-seen"
+  // (the spec lists the values seen, not all there are) or a property beyond those a closed
+  // object lists (a real deployment may add fields). The contract suite reports these as notes
+  // unless --strict; emsim's own request validation treats every issue alike.
+  bool open = false;
 };
 
 class Registry {

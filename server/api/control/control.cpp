@@ -1,5 +1,7 @@
 #include "api/control/control.hpp"
 
+#include <cstdlib>
+
 #include "api/query.hpp"
 #include "core/json_limits.hpp"
 #include "core/messages.hpp"
@@ -95,20 +97,64 @@ app::Reply SimPutState(app::Ctx& ctx) {
   return app::Json({{"status", "ok"}, {"clock", ClockJson(ctx.svc.clock)}});
 }
 
-app::Reply SimListRequests(app::Ctx& ctx) {
-  json filters = json::object();
-  for (const char* key : {"method", "path", "operationId"})
-    if (ctx.req.query.contains(key)) filters[key] = ctx.req.query[key];
-  if (ctx.req.query.contains("status")) {
-    auto status = QueryInt(ctx.req, "status", 0, 100, 599);
-    if (!status) return status.error();
-    filters["status"] = *status;
+namespace {
+
+// A request pattern from GET /_sim/requests' query (every value a string) or from the body of
+// POST /_sim/requests/count (typed): the request schemas have checked the shapes; values are
+// checked here.
+model::Result<runtime::RequestPattern> PatternOf(const json& from, bool from_query) {
+  runtime::RequestPattern p;
+  auto text = [&](const char* key) -> std::optional<std::string> {
+    auto it = from.find(key);
+    if (it == from.end() || !it->is_string()) return std::nullopt;
+    return it->get<std::string>();
+  };
+  p.method = text("method");
+  p.path = text("path");
+  p.pathPrefix = text("pathPrefix");
+  p.operationId = text("operationId");
+  if (!p.operationId) p.operationId = text("operation");
+  p.accountId = text(from_query ? "account" : "accountId");
+  if (auto it = from.find("status"); it != from.end()) {
+    std::int64_t status = 0;
+    if (it->is_number_integer()) status = it->get<std::int64_t>();
+    else if (it->is_string()) status = std::atoll(it->get<std::string>().c_str());
+    if (status < 100 || status > 599) return model::Error::Validation("status", "must be an HTTP status like 404", from_query ? "query" : "body");
+    p.status = static_cast<int>(status);
   }
+  if (auto since = text("since")) {
+    p.since = model::ParseIso(*since);
+    if (!p.since) return model::Error::Validation("since", "must be an ISO 8601 time like 2026-01-01T09:00:00.000Z", from_query ? "query" : "body");
+  }
+  if (auto it = from.find("headers"); it != from.end() && it->is_object())
+    for (const auto& [name, value] : it->items())
+      if (value.is_string()) p.headers.emplace_back(name, value.get<std::string>());
+  if (auto it = from.find("body"); it != from.end()) p.body = *it;
+  return p;
+}
+
+}  // namespace
+
+app::Reply SimListRequests(app::Ctx& ctx) {
+  auto pattern = PatternOf(ctx.req.query, /*from_query=*/true);
+  if (!pattern) return pattern.error();
   auto limit = QueryInt(ctx.req, "limit", 0, 0, 999'999);
   if (!limit) return limit.error();
   auto secrets = SecretsWanted(ctx);
   if (!secrets) return secrets.error();
-  return app::Json({{"requests", ctx.svc.journal.List(filters, static_cast<size_t>(*limit), *secrets)}});
+  return app::Json({{"requests", ctx.svc.journal.List(*pattern, static_cast<size_t>(*limit), *secrets)}});
+}
+
+app::Reply SimCountRequests(app::Ctx& ctx) {
+  auto pattern = PatternOf(ctx.req.body.is_object() ? ctx.req.body : json::object(), /*from_query=*/false);
+  if (!pattern) return pattern.error();
+  return app::Json(ctx.svc.journal.Count(*pattern));
+}
+
+app::Reply SimClearRequests(app::Ctx& ctx) {
+  const size_t cleared = ctx.svc.journal.size();
+  ctx.svc.journal.Clear();
+  return app::Json({{"status", "ok"}, {"cleared", cleared}});
 }
 
 app::Reply SimGetClock(app::Ctx& ctx) { return app::Json(ClockJson(ctx.svc.clock)); }

@@ -9,6 +9,8 @@ app::Reply SimReset(app::Ctx& ctx);         // POST /_sim/reset
 app::Reply SimGetState(app::Ctx& ctx);      // GET  /_sim/state
 app::Reply SimPutState(app::Ctx& ctx);      // PUT  /_sim/state
 app::Reply SimListRequests(app::Ctx& ctx);  // GET  /_sim/requests
+app::Reply SimCountRequests(app::Ctx& ctx);  // POST /_sim/requests/count
+app::Reply SimClearRequests(app::Ctx& ctx);  // DELETE /_sim/requests
 app::Reply SimGetClock(app::Ctx& ctx);      // GET  /_sim/clock
 app::Reply SimPutClock(app::Ctx& ctx);      // PUT  /_sim/clock
 app::Reply SimAdvanceClock(app::Ctx& ctx);  // POST /_sim/clock/advance

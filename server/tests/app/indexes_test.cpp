@@ -318,16 +318,16 @@ TEST(Journal, KeepsTheNewestEntriesInOrderAcrossStripes) {
     const size_t added = capacity * 3 + 7;
     for (size_t i = 0; i < added; ++i) journal.Add(Entry("r" + std::to_string(i)));
     EXPECT_EQ(journal.size(), capacity);
-    const json listed = journal.List(json::object(), 0);
+    const json listed = journal.List({}, 0);
     ASSERT_EQ(listed.size(), capacity);
     for (size_t i = 0; i < capacity; ++i) {
       ASSERT_EQ(listed[i]["id"], "r" + std::to_string(added - capacity + i)) << "capacity " << capacity;
     }
-    EXPECT_EQ(journal.List(json::object(), 2).back()["id"], "r" + std::to_string(added - 1));
+    EXPECT_EQ(journal.List({}, 2).back()["id"], "r" + std::to_string(added - 1));
     journal.Clear();
     EXPECT_EQ(journal.size(), 0u);
     journal.Add(Entry("after"));
-    ASSERT_EQ(journal.List(json::object(), 0).size(), 1u);
+    ASSERT_EQ(journal.List({}, 0).size(), 1u);
   }
 }
 
@@ -343,7 +343,7 @@ TEST(Journal, ConcurrentAddsLoseNothing) {
     });
   }
   for (auto& th : threads) th.join();
-  const json listed = journal.List(json::object(), 0);
+  const json listed = journal.List({}, 0);
   ASSERT_EQ(listed.size(), static_cast<size_t>(kThreads * kEach));
   std::vector<int> next(kThreads, 0);
   for (const auto& e : listed) {
