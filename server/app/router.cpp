@@ -309,6 +309,27 @@ Response Router::Handle(RawRequest raw) {
   };
   if (bad_text) return fail(*bad_text);
 
+  // ---- rate limits (--rate-limit) ------------------------------------------------------------------
+  // Before the key is checked, as the real service counts (app/rate_limiter.hpp): a wrong key
+  // counts against its own value. A request without a key is left to authentication (401). /_sim
+  // is never limited, so a test can always reset or advance the clock past a limit.
+  if (svc_.rateLimiter && !IsControlPath(req.path)) {
+    const std::string& key = req.Header("x-auth-service");
+    if (!key.empty()) {
+      const RateLimiter::Verdict v =
+          svc_.rateLimiter->Admit(key, svc_.clock.Now(), req.method == "POST" && req.path == "/v1/domain/available");
+      if (!v.allowed) {
+        if (const Match m = Find(req.method, req.path); m.route) req.operationId = m.route->operationId;  // journal
+        Response refused = fail({model::ErrorCode::kTooManyRequests,
+                                 "Too many requests: this API key is over its limit of " + v.limit + "; retry after " +
+                                     std::to_string(v.retryAfterSeconds) + " s",
+                                 {}});
+        refused.headers.emplace_back("retry-after", std::to_string(v.retryAfterSeconds));
+        return refused;
+      }
+    }
+  }
+
   // ---- faults (/_sim/faults) ---------------------------------------------------------------------
   // Early, so an injected answer replaces the whole pipeline (no auth, no handler: nothing
   // changes); an edit of the real answer (`patch`) lets the pipeline run and is applied in

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "app/rate_limiter.hpp"
 #include "model/ids.hpp"
 #include "runtime/store.hpp"
 #include "schema/registry.hpp"
@@ -68,6 +69,10 @@ struct Options {
   // directory of its own) and serves with it.
   std::string tlsCert, tlsKey;
   bool tlsSelfSigned = false;
+  // Opt-in rate limits per API key (app/rate_limiter.hpp): off by default, so nothing changes for
+  // existing users; the counts default to the real service's published ones.
+  bool rateLimit = false;
+  RateLimits rateLimits;
 };
 
 // errorId values (Part 7: UUID v4) come from their own generator, seeded like the state's but
@@ -114,6 +119,8 @@ struct Services {
   // its lock) when none was ever defined. Written only under the store's write lock, by whoever
   // adds or removes faults; a stale `true` costs one lookup, never a missed fault.
   std::atomic<bool> faultsMayExist{false};
+  // --rate-limit: the limits of the public reference, per API key (owned by App; null when off).
+  RateLimiter* rateLimiter = nullptr;
 };
 
 }  // namespace emsim::app

@@ -100,6 +100,10 @@ App::App(Options options) : options_(std::move(options)) {
   error_ids_ = std::make_unique<ErrorIds>(options_.seed);
   services_ = std::unique_ptr<Services>(
       new Services{options_, *store_, *clock_, *scheduler_, *journal_, *schemas_, *error_ids_, "", {}, nullptr, nullptr, "", {}});
+  if (options_.rateLimit) {
+    rate_limiter_ = std::make_unique<app::RateLimiter>(options_.rateLimits);
+    services_->rateLimiter = rate_limiter_.get();
+  }
   try {
     routes_ = api::Routes(schemas_->Operations());
     router_ = std::make_unique<app::Router>(*services_, routes_);

@@ -87,6 +87,7 @@ class App {
   std::unique_ptr<runtime::Scheduler> scheduler_;
   std::unique_ptr<runtime::Journal> journal_;
   std::unique_ptr<ErrorIds> error_ids_;
+  std::unique_ptr<app::RateLimiter> rate_limiter_;  // --rate-limit
   std::unique_ptr<Services> services_;
   std::unique_ptr<events::Dispatcher> dispatcher_;
   std::vector<app::Route> routes_;  // the catalogue's operations with their handlers (api::Routes)

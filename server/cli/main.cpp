@@ -91,6 +91,13 @@ Security and limits:
   --threads N             HTTP worker threads started at once (default 8); more are started on
                           demand, up to one per open connection
 
+Rate limits (off by default; the real service's published limits, from its public reference):
+  --rate-limit            per API key: 429 {status, message, errorId} with Retry-After (seconds)
+                          beyond the limits below; windows slide on the simulated clock; /_sim
+                          is never limited
+  --rate-limit-per-second N   (default 5)     --rate-limit-per-minute N   (default 200)
+  --rate-limit-availability N POST /v1/domain/available per 30 minutes (default 100)
+
 Webhook delivery (Part 6):
   --webhook-timeout-ms N  timeout of one delivery attempt (default 10000, the spec's 10 s)
   --sign-with-simulated-time

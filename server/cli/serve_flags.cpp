@@ -100,6 +100,10 @@ const std::vector<FlagSpec>& Flags() {
       {"--tls-cert", false, [](Options& o, const std::string& v, const std::string& n) { NonEmpty(n, v); o.tlsCert = v; }},
       {"--tls-key", false, [](Options& o, const std::string& v, const std::string& n) { NonEmpty(n, v); o.tlsKey = v; }},
       {"--tls-self-signed", true, [](Options& o, const std::string& v, const std::string& n) { o.tlsSelfSigned = SwitchValue(n, v); }},
+      {"--rate-limit", true, [](Options& o, const std::string& v, const std::string& n) { o.rateLimit = SwitchValue(n, v); }},
+      {"--rate-limit-per-second", false, [](Options& o, const std::string& v, const std::string& n) { o.rateLimits.perSecond = WholeNumber(n, v, 1, 1000000000); }},
+      {"--rate-limit-per-minute", false, [](Options& o, const std::string& v, const std::string& n) { o.rateLimits.perMinute = WholeNumber(n, v, 1, 1000000000); }},
+      {"--rate-limit-availability", false, [](Options& o, const std::string& v, const std::string& n) { o.rateLimits.availabilityPer30Min = WholeNumber(n, v, 1, 1000000000); }},
       {"--webhook-insecure", true, [](Options& o, const std::string& v, const std::string& n) { o.webhookInsecure = SwitchValue(n, v); }},
   };
   return flags;

@@ -21,6 +21,7 @@ void ResetAll(app::Services& svc) {
     svc.clock.Reset();
   }
   svc.journal.Clear();
+  if (svc.rateLimiter) svc.rateLimiter->Clear();
   svc.errorIds.Reset(svc.options.seed);
   for (auto& hook : svc.resetHooks) hook();
 }
