@@ -137,12 +137,9 @@ The same flags always give the same state. Start emsim on it with `emsim serve -
 
 long long ParseNumber(const std::string& flag, const std::string& v) {
   try {
-    size_t used = 0;
-    long long n = std::stoll(v, &used);
-    if (used != v.size() || n < 0) throw std::invalid_argument(v);
-    return n;
-  } catch (const std::exception&) {
-    Die(flag + " needs a non-negative whole number, got '" + v + "'");
+    return emsim::cli::WholeNumber(flag, v);
+  } catch (const emsim::cli::FlagError& e) {
+    Die(e.what());
   }
 }
 

@@ -18,7 +18,9 @@ struct FlagSpec {
   std::function<void(Options&, const std::string& value, const std::string& name)> apply;
 };
 
-long long WholeNumber(const std::string& name, const std::string& v, long long min = 0, long long max = -1) {
+}  // namespace
+
+long long WholeNumber(const std::string& name, const std::string& v, long long min, long long max) {
   size_t used = 0;
   long long n = 0;
   try {
@@ -32,6 +34,8 @@ long long WholeNumber(const std::string& name, const std::string& v, long long m
     throw FlagError(name + " must be " + std::to_string(min) + ".." + std::to_string(max) + ", got '" + v + "'");
   return n;
 }
+
+namespace {
 
 bool SwitchValue(const std::string& name, const std::string& v) {
   std::string lower = v;

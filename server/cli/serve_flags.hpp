@@ -17,6 +17,10 @@ struct FlagError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The value of flag or variable `name` as a whole number in min..max (max -1: no upper bound);
+// FlagError naming `name` otherwise. Every numeric flag of emsim's commands reads through it.
+long long WholeNumber(const std::string& name, const std::string& v, long long min = 0, long long max = -1);
+
 // "--log-format" -> "EMSIM_LOG_FORMAT".
 std::string EnvName(std::string_view flag);
 
