@@ -6,7 +6,10 @@
 #   2. all files through --base-url on a fresh `emsim serve` with default flags (real clock) and
 #      on a fresh `emsim serve --clock manual`, the two at once, each file run in that mode
 #      (`--clock`); one file also through POST /_sim/scenarios/run on the real-clock emsim;
-#   3. scenarios/tests/deliberately_wrong.yaml must FAIL with a clear report.
+#   3. scenarios/tests/deliberately_wrong.yaml must FAIL with a clear report;
+#   4. each delivery-fault scenario (scenarios/delivery_*.yaml), passed above by its idempotent
+#      receiver, must FAIL with `--var receiver=naive`, in both clock modes: the fault it injects
+#      makes a difference a receiver can get wrong.
 # Nothing is built here. Prints one line per file and mode and ends with "scenarios: N passed, N failed".
 set -uo pipefail
 build=${1:?build dir}
@@ -107,6 +110,22 @@ else
   echo "FAIL: deliberately_wrong.yaml should fail (exit 1) with a clear report; exit $rc:"
   cat "$tmp/wrong"
 fi
+
+# ---- 4. a naive receiver fails every delivery-fault scenario --------------------------------------
+for f in "$root"/scenarios/delivery_*.yaml; do
+  for mode in manual real; do
+    "$emsim" scenario run "$f" --var receiver=naive --clock "$mode" --quiet >"$tmp/naive" 2>&1
+    rc=$?
+    if [ "$rc" -eq 1 ] && grep -q '^  FAIL ' "$tmp/naive"; then
+      pass=$((pass + 1))
+      echo "$(basename "$f") fails with a naive receiver ($mode clock): $(grep -m1 '^  FAIL ' "$tmp/naive" | sed 's/^  //')"
+    else
+      fail=$((fail + 1))
+      echo "FAIL: $(basename "$f") with --var receiver=naive ($mode clock) should fail a step; exit $rc:"
+      cat "$tmp/naive"
+    fi
+  done
+done
 
 echo "scenarios: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -30,6 +30,8 @@ not. Every file is parsed before any runs: a malformed one stops everything (exi
   --clock MODE      real or manual: run every file on this clock mode, whatever its `clock:`
                     header says (CI runs every file in both modes)
   --schemas DIR     JSON Schemas for response conformance (default: the repository's schemas/)
+  --var NAME=VALUE  set the variable NAME (a string) before step 1, over the file's `vars:`
+                    (repeatable); e.g. --var receiver=naive
   --quiet           print only failing steps and the summary lines
 
 Exit status: 0 every scenario passed, 1 some step failed, 2 usage or parse error.
@@ -49,6 +51,7 @@ int ScenarioCommand(const std::vector<std::string>& args) {
   std::vector<std::string> files;
   std::string base_url, junit, schemas_dir, clock_mode;
   bool quiet = false;
+  json vars = json::object();
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](const char* flag) {
@@ -70,6 +73,15 @@ int ScenarioCommand(const std::vector<std::string>& args) {
         std::cerr << "emsim scenario run: --clock must be real or manual, got '" << clock_mode << "'\n";
         return 2;
       }
+    }
+    else if (a == "--var") {
+      const std::string v = value("--var");
+      const size_t eq = v.find('=');
+      if (eq == 0 || eq == std::string::npos) {
+        std::cerr << "emsim scenario run: --var takes NAME=VALUE, got '" << v << "'\n";
+        return 2;
+      }
+      vars[v.substr(0, eq)] = v.substr(eq + 1);
     }
     else if (a == "--quiet") quiet = true;
     else if (a.rfind("--", 0) == 0) {
@@ -99,6 +111,7 @@ int ScenarioCommand(const std::vector<std::string>& args) {
   }
   if (!clock_mode.empty())
     for (auto& sc : scenarios) sc.header.clockMode = clock_mode;
+  for (auto& sc : scenarios) sc.header.vars.update(vars);
 
   std::unique_ptr<schema::Registry> remote_schemas;
   if (!base_url.empty()) {

@@ -286,4 +286,19 @@ std::string DurationProblem(std::string_view text) {
   return "'" + shown + "' is not " + msg::kDurationGrammar;
 }
 
+std::string FormatDuration(Millis ms) {
+  const bool negative = ms < 0;
+  if (negative) ms = -ms;
+  std::string out;
+  const std::pair<Millis, const char*> units[] = {
+      {kDay, "d"}, {kHour, "h"}, {kMinute, "m"}, {kSecond, "s"}, {1, "ms"}};
+  for (const auto& [size, name] : units) {
+    if (ms >= size) {
+      out += std::to_string(ms / size) + name;
+      ms %= size;
+    }
+  }
+  return (negative ? "-" : "") + (out.empty() ? std::string("0s") : out);
+}
+
 }  // namespace emsim::model

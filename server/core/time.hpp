@@ -39,5 +39,8 @@ std::optional<Millis> ParseDuration(std::string_view text);
 // The message for a refused duration: msg::kDurationGrammar and the bad value as given (cut to a
 // few dozen characters, bytes outside printable ASCII shown as '?', so it is safe to quote).
 std::string DurationProblem(std::string_view text);
+// The duration in that grammar, largest units first: "1h2m", "0s" (ParseDuration reads it back),
+// and "-5s" for a negative one (a difference shown in a report).
+std::string FormatDuration(Millis ms);
 
 }  // namespace emsim::model

@@ -19,12 +19,24 @@ void Dispatcher::Attempt(const model::Job& job, model::Millis at, std::uint64_t 
     plan = model::BeginAttempt(s, job, at);
     if (!plan) return;
     url = model::ParseUrl(plan->url);
-    if (url && faults_may_exist_.load(std::memory_order_acquire))
-      fault = model::TakeFault(s, model::kFaultTargetDelivery, "POST", url->target.substr(0, url->target.find('?')), "");
+    // A duplicate's copy goes out as Part 6 sends the event: faults shape the delivery, not it.
+    if (!url || plan->copy || !faults_may_exist_.load(std::memory_order_acquire)) return;
+    const std::string path = url->target.substr(0, url->target.find('?'));
+    if (!plan->held) {
+      if (auto hold = model::TakeDeliveryFault(s, path, true)) {
+        model::HoldAttempt(s, *plan, *hold);
+        runtime::Log("info", "webhook attempt held back", {{"fault", hold->id}, {"event", plan->eventId},
+                                                           {"endpoint", plan->endpointId}});
+        plan.reset();
+        return;
+      }
+    }
+    fault = model::TakeDeliveryFault(s, path, false);
   });
   if (!plan) return;
   std::string body = plan->body;
   std::string secret = plan->secret;
+  json injected;  // null unless a fault shapes this attempt
   if (fault) {
     // The envelope is edited before signing (so the signature is right for the wrong body), and
     // a corrupted signature is an HMAC under another key: what a sender with a wrong secret sends.
@@ -32,10 +44,17 @@ void Dispatcher::Attempt(const model::Job& job, model::Millis at, std::uint64_t 
       json doc = json::parse(body, nullptr, false);
       auto patched = doc.is_discarded() ? model::Result<json>(model::Error::Validation("patch", "not JSON"))
                                         : model::ApplyFaultPatch(doc, fault->patch);
-      if (patched) body = patched->dump();
-      else runtime::Log("warn", "delivery fault patch does not apply", {{"fault", fault->id}, {"why", patched.error().errors.front().msg}});
+      if (patched) {
+        body = patched->dump();
+        injected.push_back({{"fault", fault->id}, {"kind", "patch"}});
+      } else {
+        runtime::Log("warn", "delivery fault patch does not apply", {{"fault", fault->id}, {"why", patched.error().errors.front().msg}});
+      }
     }
-    if (fault->corruptSignature) secret += "-corrupted-by-" + fault->id;
+    if (fault->corruptSignature) {
+      secret += "-corrupted-by-" + fault->id;
+      injected.push_back({{"fault", fault->id}, {"kind", "corruptSignature"}});
+    }
     runtime::Log("info", "webhook attempt faulted", {{"fault", fault->id}, {"event", plan->eventId}, {"endpoint", plan->endpointId}});
   }
 
@@ -46,6 +65,11 @@ void Dispatcher::Attempt(const model::Job& job, model::Millis at, std::uint64_t 
   // DESIGN.md gap decision: `t` is wall-clock time (receivers compare it with their own clock);
   // --sign-with-simulated-time signs with the simulated clock instead.
   outcome.signatureTimestamp = (options_.signWithSimulatedTime ? at : *outcome.sentAtWall) / model::kSecond;
+  if (fault && fault->staleBy) {
+    // A valid signature over an old `t`: what a replayed request looks like (Part 6 tolerance).
+    outcome.signatureTimestamp -= fault->staleBy / model::kSecond;
+    injected.push_back({{"fault", fault->id}, {"kind", "staleTimestamp"}, {"by", model::FormatDuration(fault->staleBy)}});
+  }
   if (!url) {
     outcome.error = "bad url: " + url.error().errors.front().msg;  // a hand-edited state dump
   } else {
@@ -59,7 +83,19 @@ void Dispatcher::Attempt(const model::Job& job, model::Millis at, std::uint64_t 
     outcome.error = r.error;
     outcome.responseBody = r.body;
     outcome.durationMs = r.durationMs;
+    if (fault && fault->dropAfterResponse && r.status) {
+      // The receiver answered (and may have acted); emsim lost the answer, as when a connection
+      // drops after the receiver wrote it: a failure, retried on the Part 6 schedule.
+      outcome.error = "connection dropped after the receiver answered " + std::to_string(*r.status) +
+                      " (injected by " + fault->id + ")";
+      injected.push_back({{"fault", fault->id}, {"kind", "dropAfterResponse"}});
+    }
   }
+  if (fault && fault->duplicate) {
+    outcome.duplicateBy = fault->id;
+    injected.push_back({{"fault", fault->id}, {"kind", "duplicate"}, {"copies", 1}});
+  }
+  outcome.injected = std::move(injected);
 
   // 3. The outcome, under the lock: counter, retry job or auto-disable.
   runtime::LogFields line;  // the attempt's log line, written once the lock is released

@@ -13,7 +13,23 @@
 //   `status` override. `delayMs` holds the answer back (wall time: a client's timeout is real).
 // - "delivery": a webhook POST emsim sends (Part 6), matched by the endpoint URL's path.
 //   `corruptSignature` signs with a wrong key (the v1 value no longer verifies with the
-//   endpoint's secret); `patch` edits the event envelope before it is signed.
+//   endpoint's secret); `patch` edits the event envelope before it is signed. The rest rehearse
+//   what at-least-once delivery (Part 6) means for a receiver, each recorded on the attempt it
+//   shaped (`injected` in /_sim/deliveries):
+//   - `duplicate`: the event goes out a second time (same id, same body) right after the attempt;
+//     the copy is an extra request: it schedules no retry and counts no failure.
+//   - `dropAfterResponse`: the receiver answers, and emsim acts as if the connection dropped
+//     before the answer arrived: the attempt fails and is retried (Part 6 schedule), so the
+//     receiver gets an event it already processed.
+//   - `staleTimestamp` (a duration): the signature's `t` is that far in the past (the signature
+//     itself is valid): a receiver checking Part 6's tolerance refuses it, then takes the retry.
+//   - `delay` (a duration): the attempt is held back that long on the simulated clock.
+//   - `reorder`: the attempt is held back until the endpoint's next attempt has been sent (at
+//     most `holdFor`, default 5m), so a later event arrives first.
+//   Durations run on the simulated clock, like the retries they interact with.
+// Every fault applies to `times` matches (0: all); with `probability` p < 1 each match is affected
+// with chance p, drawn from the run's --seed, the fault's id and the match's number, so a rerun
+// with the same seed and the same requests injects the same faults.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -32,6 +48,11 @@ Result<Fault> AddFault(State& s, const json& spec, Millis now);
 // when none matches. `api_key` is the request's x-auth-service ("" when absent).
 std::optional<Fault> TakeFault(State& s, const std::string& target, const std::string& method,
                                const std::string& path, const std::string& api_key);
+
+// The delivery fault for an attempt to an endpoint URL with this path: with `holding`, the first
+// that holds attempts back (delay, reorder), taken when the attempt falls due; without, the first
+// that changes what is sent. Counted like TakeFault.
+std::optional<Fault> TakeDeliveryFault(State& s, const std::string& path, bool holding);
 
 // Read-only: whether TakeFault could match (lets the pipeline skip the write lock).
 bool AnyFaultMatches(const State& s, const std::string& target, const std::string& method, const std::string& path,

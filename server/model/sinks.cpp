@@ -1,5 +1,8 @@
 #include "model/sinks.hpp"
 
+#include <cstdlib>
+
+#include "core/json_limits.hpp"
 #include "core/messages.hpp"
 #include "model/webhooks.hpp"
 
@@ -21,6 +24,8 @@ Status ApplyBehaviour(SinkBehaviour& b, const json& patch) {
     if (patch.contains("redirectStatus")) next.redirectStatus = patch["redirectStatus"].get<std::int64_t>();
     if (patch.contains("closeConnection")) next.closeConnection = patch["closeConnection"].get<bool>();
     if (patch.contains("body")) next.body = patch["body"].get<std::string>();
+    if (patch.contains("receiver")) next.receiver = patch["receiver"].get<std::string>();
+    if (patch.contains("toleranceSeconds")) next.toleranceSeconds = patch["toleranceSeconds"].get<std::int64_t>();
   } catch (const std::exception& e) {
     return Error::Validation("behaviour", std::string("bad behaviour field: ") + e.what());
   }
@@ -31,8 +36,70 @@ Status ApplyBehaviour(SinkBehaviour& b, const json& patch) {
   if (next.failFirst < 0) return Error::Validation("failFirst", "failFirst must be 0 or more");
   if (next.delayMs < 0 || next.delayMs > 120000)
     return Error::Validation("delayMs", "delayMs must be between 0 and 120000");
+  if (next.receiver != "none" && next.receiver != "naive" && next.receiver != "idempotent")
+    return Error::Validation("receiver", "receiver must be none, naive or idempotent");
+  if (next.toleranceSeconds < 1 || next.toleranceSeconds > 86400)
+    return Error::Validation("toleranceSeconds", "toleranceSeconds must be between 1 and 86400");
   b = std::move(next);
   return Ok{};
+}
+
+constexpr size_t kAppliedKept = 10'000;  // newest event ids kept in `applied`; the counts go on
+
+// The object an event describes: data.<resource>Details (Part 6 payloads), its id and status.
+std::optional<std::pair<std::string, std::optional<std::string>>> EventObject(const json& event) {
+  const json& data = event.contains("data") && event["data"].is_object() ? event["data"] : json::object();
+  for (const auto& [key, value] : data.items()) {
+    if (key.size() <= 7 || key.compare(key.size() - 7, 7, "Details") != 0 || !value.is_object()) continue;
+    if (!value.contains("id") || !value["id"].is_string()) continue;
+    std::optional<std::string> status;
+    if (value.contains("status") && value["status"].is_string()) status = value["status"].get<std::string>();
+    return std::pair{value["id"].get<std::string>(), status};
+  }
+  return std::nullopt;
+}
+
+// The receiver's decision on a delivery the behaviour script answered 2xx (see sinks.hpp).
+// Answers a refusal (status + reason) or nullopt when the answer stands.
+std::optional<std::pair<std::int64_t, std::string>> ActOnEvent(SinkProcessing& p, const SinkBehaviour& b,
+                                                                const SinkRequest& r, const SignatureProbe& sig) {
+  const bool idempotent = b.receiver == "idempotent";
+  const bool stale = sig.timestamp && std::llabs(sig.nowSeconds - *sig.timestamp) > b.toleranceSeconds;
+  if (idempotent && r.signatureValid != true) {
+    ++p.badSignatureRejected;
+    return std::pair{std::int64_t{400}, "signature does not verify: " + r.signatureCheck};
+  }
+  if (idempotent && stale) {
+    ++p.staleRejected;
+    return std::pair{std::int64_t{400}, "signature timestamp " + std::to_string(sig.nowSeconds - *sig.timestamp) +
+                                            " s from now, beyond the tolerance of " +
+                                            std::to_string(b.toleranceSeconds) + " s"};
+  }
+  auto event = ParseJsonLimited(r.body);
+  if (!event || !event->is_object() || !event->contains("id") || !(*event)["id"].is_string())
+    return std::pair{std::int64_t{400}, std::string("not an event: no id")};
+  const std::string id = (*event)["id"].get<std::string>();
+  const json created_field = event->value("created", json());
+  const std::int64_t created = created_field.is_number_integer() ? created_field.get<std::int64_t>() : 0;
+  if (stale) ++p.staleAccepted;
+  if (idempotent) {
+    if (!p.seen.insert(id).second) {
+      ++p.duplicatesIgnored;
+      return std::nullopt;
+    }
+  }
+  auto object = EventObject(*event);
+  if (idempotent && object) {
+    auto it = p.objects.find(object->first);
+    if (it != p.objects.end() && it->second.created > created) {
+      ++p.olderIgnored;
+      return std::nullopt;
+    }
+  }
+  p.applied.push_back(id);
+  if (p.applied.size() > kAppliedKept) p.applied.erase(p.applied.begin());
+  if (object) p.objects[object->first] = {id, event->value("type", ""), created, object->second};
+  return std::nullopt;
 }
 
 }  // namespace
@@ -111,6 +178,13 @@ Result<SinkAnswer> ReceiveAtSink(State& s, const std::string& sink_id, IncomingR
     a.status = b.status;
     a.body = b.body;
     r.answer = "status " + std::to_string(a.status);
+  }
+  if (b.receiver != "none" && a.kind == SinkAnswer::Kind::kRespond && a.status >= 200 && a.status <= 299) {
+    if (auto refused = ActOnEvent(sink->processing, b, r, sig)) {
+      a.status = refused->first;
+      a.body = json({{"error", refused->second}}).dump();
+      r.answer = "status " + std::to_string(a.status) + " (" + b.receiver + " receiver: " + refused->second + ")";
+    }
   }
   if (a.kind != SinkAnswer::Kind::kClose) r.answeredStatus = a.status;
   if (b.delayMs) r.answer += " after " + std::to_string(b.delayMs) + " ms";

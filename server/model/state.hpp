@@ -7,6 +7,7 @@
 // live next to the resource they concern (model/<resource>.cpp) and take `now` explicitly.
 #include <cstdint>
 #include <map>
+#include <set>
 #include <optional>
 #include <span>
 #include <string>
@@ -274,6 +275,9 @@ struct DeliveryAttempt {
   std::optional<std::int64_t> signatureTimestamp;  // the `t` that was signed
   std::optional<Millis> nextAttemptAt;
   std::int64_t consecutiveFailures = 0;  // the endpoint's counter after this attempt
+  // Delivery faults (model/faults.hpp) that shaped this attempt: [{fault, kind, ...}]; null (no
+  // allocation: most attempts have none) for an attempt made as Part 6 says.
+  json injected;
 };
 
 // Something emsim would have told the account owner (Part 3: "the owner is notified by email").
@@ -307,6 +311,24 @@ struct SinkBehaviour {
   std::int64_t redirectStatus = 302;
   bool closeConnection = false;   // close the connection without answering
   std::string body = "{\"received\":true}";
+  // What the sink does with an event it accepts (model/sinks.hpp): "none" records only; "naive"
+  // applies every delivery it answers 2xx; "idempotent" is the receiver Part 6 asks for.
+  std::string receiver = "none";
+  std::int64_t toleranceSeconds = 300;  // Part 6: recommended signature tolerance, 5 minutes
+};
+
+// What a receiving sink made of the events it applied: the last state of each object.
+struct SinkObject {
+  std::string eventId, eventType;
+  std::int64_t created = 0;  // the event's `created` (Unix seconds)
+  std::optional<std::string> status;
+};
+struct SinkProcessing {
+  std::vector<std::string> applied;  // event ids, in the order applied (a naive receiver repeats)
+  std::map<std::string, SinkObject> objects;  // by the id of <resource>Details
+  std::set<std::string> seen;  // event ids an idempotent receiver has taken
+  std::int64_t duplicatesIgnored = 0, olderIgnored = 0, staleRejected = 0, badSignatureRejected = 0,
+               staleAccepted = 0;
 };
 
 struct SinkRequest {
@@ -328,6 +350,7 @@ struct Sink {
   std::int64_t received = 0;
   std::vector<SinkRequest> requests;
   Millis createdAt = 0;
+  SinkProcessing processing;
 };
 
 // A job's arguments: a JSON value (an object, as emsim schedules them) kept as its compact text,
@@ -381,6 +404,8 @@ inline constexpr Millis kNoJobDue = INT64_MAX;
 inline constexpr const char* kFaultTargetRequest = "request";
 inline constexpr const char* kFaultTargetDelivery = "delivery";
 inline constexpr Millis kMaxFaultDelayMs = 60 * kSecond;
+// Holds and signature ages of delivery faults run on the simulated clock: up to 30 days.
+inline constexpr Millis kMaxFaultHoldMs = 30 * kDay;
 
 struct Fault {
   std::string id;  // "flt_<n>": a sequence of its own, so faults never shift the seeded ids
@@ -394,11 +419,22 @@ struct Fault {
   json patch = json::array();  // RFC 6902 operations
   Millis delayMs = 0;
   bool corruptSignature = false;
+  // Delivery faults of at-least-once (model/faults.hpp): on the simulated clock, not wall time.
+  bool duplicate = false;           // send the event a second time (same id) right after
+  bool dropAfterResponse = false;   // the receiver answered, emsim "lost" the answer: a retry follows
+  Millis staleBy = 0;               // sign with a `t` this far in the past
+  Millis delayBy = 0;               // hold the attempt back this long
+  bool reorder = false;             // hold the attempt until the endpoint's next delivery is sent
+  Millis holdFor = 5 * kMinute;     // reorder: the longest hold when no later delivery comes
+  double probability = 1.0;         // each match is affected with this chance (the run's seed)
   std::int64_t times = 1;  // matching requests it affects; 0 = until deleted
   std::int64_t hits = 0;
+  std::int64_t seen = 0;   // matches considered (with probability < 1, some pass unaffected)
   Millis createdAt = 0;
 
   bool Active() const { return times == 0 || hits < times; }
+  // A delivery fault that holds an attempt back (taken when the attempt falls due, before sending).
+  bool Holds() const { return delayBy > 0 || reorder; }
   // True when the handler must not run: the whole answer comes from the fault.
   bool ReplacesAnswer() const { return target == kFaultTargetRequest && (hasBody || (status && patch.empty())); }
 };

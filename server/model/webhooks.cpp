@@ -253,6 +253,7 @@ DeliveryAttempt AttemptOfJob(const State& s, const Job& job, DeliveryStatus stat
   d.status = status;
   d.scheduledAt = job.dueMs;
   if (const Event* ev = s.FindEvent(d.eventId)) d.eventType = ev->type;
+  if (args.contains("injected") && args["injected"].is_array()) d.injected = args["injected"];
   if (const WebhookEndpoint* ep = s.webhookEndpoints.Find(d.endpointId)) {
     d.accountId = ep->accountId;
     d.url = ep->url;
@@ -299,7 +300,75 @@ std::optional<AttemptPlan> BeginAttempt(State& s, const Job& job, Millis now) {
   p.body = EventEnvelope(*ev).dump();
   p.attempt = args.value("attempt", std::int64_t{1});
   p.scheduledAt = job.dueMs;
+  if (args.contains("injected") && args["injected"].is_array()) p.injected = args["injected"];  // a hand-edited dump may hold anything
+  p.held = args.value("held", false);
+  p.copy = args.value("copy", false);
   return p;
+}
+
+namespace {
+
+// The arguments of a delivery job for `plan`'s event and endpoint, carrying what was injected.
+json DeliverArgs(const AttemptPlan& plan, std::int64_t attempt, const json& injected) {
+  json args = {{"eventId", plan.eventId}, {"endpointId", plan.endpointId}, {"attempt", attempt}};
+  if (!injected.is_null() && !injected.empty()) args["injected"] = injected;
+  return args;
+}
+
+constexpr const char* kReorderHeld = "reorderHeld";
+
+// Whether attempts may be waiting for a reorder release: only while a reorder fault exists (a
+// deleted or reset fault's holds end at their holdFor), so a run without one never scans jobs.
+bool MayHoldForReorder(const State& s) {
+  return std::any_of(s.faults.begin(), s.faults.end(), [](const Fault& f) { return f.reorder; });
+}
+
+// Moves the endpoint's attempts held by a reorder fault to `now`: the attempt `by` went first.
+void ReleaseReorderHolds(State& s, const std::string& endpoint_id, const std::string& by, Millis now) {
+  const std::string quoted_id = json(endpoint_id).dump();
+  std::vector<Job> released;
+  for (auto it = s.jobs.begin(); it != s.jobs.end();) {
+    const Job& job = it->second;
+    if (job.kind == kDeliverJob && !job.running && job.args.text().find(kReorderHeld) != std::string::npos &&
+        job.args.text().find(quoted_id) != std::string::npos) {
+      json args = job.args.Parse();
+      if (args.value("endpointId", "") == endpoint_id && args.value(kReorderHeld, false)) {
+        args.erase(kReorderHeld);
+        if (args.contains("injected") && args["injected"].is_array() && !args["injected"].empty()) args["injected"].back()["releasedAfter"] = by;
+        Job moved = job;
+        moved.args = JobArgs(args);
+        released.push_back(std::move(moved));
+        it = s.EraseJob(it);
+        continue;
+      }
+    }
+    ++it;
+  }
+  for (auto& job : released) s.Schedule(std::max(now, Millis{0}), kDeliverJob, job.args.Parse());
+}
+
+}  // namespace
+
+void HoldAttempt(State& s, const AttemptPlan& plan, const Fault& fault) {
+  json injected = plan.injected;
+  json entry = {{"fault", fault.id}};
+  Millis until = plan.scheduledAt;
+  if (fault.reorder) {
+    entry["kind"] = "reorder";
+    entry["heldAt"] = FormatIso(plan.scheduledAt);
+    until += fault.holdFor;
+  } else {
+    entry["kind"] = "delay";
+    entry["by"] = FormatDuration(fault.delayBy);
+    until += fault.delayBy;
+  }
+  injected.push_back(std::move(entry));
+  json args = DeliverArgs(plan, plan.attempt, injected);
+  args["held"] = true;
+  if (plan.copy) args["copy"] = true;
+  if (fault.reorder) args[kReorderHeld] = true;
+  s.EraseJob(plan.job);
+  s.Schedule(until, kDeliverJob, args);
 }
 
 const DeliveryAttempt& FinishAttempt(State& s, const AttemptPlan& plan, const AttemptOutcome& o, Millis now) {
@@ -320,6 +389,9 @@ const DeliveryAttempt& FinishAttempt(State& s, const AttemptPlan& plan, const At
   if (!o.responseBody.empty()) d.responseBody = o.responseBody;
   d.durationMs = o.durationMs;
   d.signatureTimestamp = o.signatureTimestamp;
+  d.injected = plan.injected;
+  if (o.injected.is_array())
+    for (const auto& i : o.injected) d.injected.push_back(i);
   // Part 6: success is any 2xx; a non-2xx (3xx included: redirects are not followed), a timeout
   // or a network error is a failure.
   const bool success = o.error.empty() && o.status && *o.status >= 200 && *o.status <= 299;
@@ -328,7 +400,10 @@ const DeliveryAttempt& FinishAttempt(State& s, const AttemptPlan& plan, const At
 
   WebhookEndpoint* ep = s.webhookEndpoints.Find(plan.endpointId);
   bool disable = false;
-  if (ep) {
+  if (ep && plan.copy) {
+    // A duplicate's copy is an extra request beside the delivery, not a delivery of its own.
+    d.consecutiveFailures = ep->consecutiveFailures;
+  } else if (ep) {
     if (success) {
       ep->consecutiveFailures = 0;  // Part 3: any success resets the counter
     } else if (ep->status == WebhookEndpointStatus::kActive) {
@@ -339,13 +414,21 @@ const DeliveryAttempt& FinishAttempt(State& s, const AttemptPlan& plan, const At
       if (!disable && plan.attempt < kMaxAttempts) {
         // Part 6: the next attempt comes the schedule's delay after this one was due.
         const Millis next = plan.scheduledAt + kRetryDelays[plan.attempt - 1];
-        s.Schedule(next, kDeliverJob,
-                   {{"eventId", plan.eventId}, {"endpointId", plan.endpointId}, {"attempt", plan.attempt + 1}});
+        s.Schedule(next, kDeliverJob, DeliverArgs(plan, plan.attempt + 1, json()));
         d.nextAttemptAt = next;
       }
     }
     d.consecutiveFailures = ep->consecutiveFailures;
   }
+  if (o.duplicateBy && ep && ep->status == WebhookEndpointStatus::kActive) {
+    // The copy leaves right after this attempt, whatever its answer: the same event id, again.
+    json copy = json::array();
+    copy.push_back({{"fault", *o.duplicateBy}, {"kind", "duplicateCopy"}, {"of", d.id}});
+    json args = DeliverArgs(plan, plan.attempt, copy);
+    args["copy"] = true;
+    s.Schedule(plan.scheduledAt, kDeliverJob, args);
+  }
+  if (!plan.held && MayHoldForReorder(s)) ReleaseReorderHolds(s, plan.endpointId, d.id, plan.scheduledAt);
   s.deliveries.push_back(std::move(d));
   const size_t index = s.deliveries.size() - 1;
   if (disable) {

@@ -80,6 +80,10 @@ struct AttemptPlan {
   std::string body;  // the raw envelope, byte for byte what is signed and sent
   std::int64_t attempt = 1;
   Millis scheduledAt = 0;  // the job's due time: the attempt is made at this simulated time
+  // Delivery faults (model/faults.hpp) already applied to this attempt, from its job's arguments.
+  json injected;  // null or [{fault, kind, ...}]
+  bool held = false;  // held back once by a delay or reorder fault: not held again
+  bool copy = false;  // the extra request of a `duplicate` fault: no retry, no failure counted
 };
 // Looks up the job's event and endpoint. When the attempt must not be made (endpoint disabled or
 // gone, event gone) it is recorded as dropped, its job removed, and nullopt is answered. The job
@@ -95,12 +99,19 @@ struct AttemptOutcome {
   std::string responseBody;
   std::int64_t durationMs = 0;
   std::int64_t signatureTimestamp = 0;
+  json injected;                           // null or the send-time faults applied (model/faults.hpp)
+  std::optional<std::string> duplicateBy;  // a `duplicate` fault's id: send a copy right after
 };
 // Records the attempt and removes its job. Part 6: a 2xx succeeds and resets the endpoint's
 // counter; anything else counts a failure and schedules the next attempt kRetryDelays after this
 // one's due time (while the endpoint stays active and attempts remain); Part 3: the 20th failure
 // in a row disables the endpoint.
 const DeliveryAttempt& FinishAttempt(State& s, const AttemptPlan& plan, const AttemptOutcome& outcome, Millis now);
+
+// A delay or reorder fault took this attempt when it fell due: its job moves to later (delay: by
+// the fault's duration; reorder: by `holdFor`, or until the endpoint's next attempt is recorded,
+// whichever comes first), recorded in its arguments so the listing shows it as injected.
+void HoldAttempt(State& s, const AttemptPlan& plan, const Fault& fault);
 
 // Sets an endpoint disabled and drops its pending deliveries (each recorded as dropped);
 // `notify_owner` records the Part 3 owner notification.

@@ -16,21 +16,6 @@ json ListOf(const json& body) {
   return json::array();
 }
 
-std::string FormatDuration(model::Millis ms) {
-  const bool negative = ms < 0;
-  if (negative) ms = -ms;
-  std::string out;
-  const std::pair<model::Millis, const char*> units[] = {
-      {model::kDay, "d"}, {model::kHour, "h"}, {model::kMinute, "m"}, {model::kSecond, "s"}, {1, "ms"}};
-  for (const auto& [size, name] : units) {
-    if (ms >= size) {
-      out += std::to_string(ms / size) + name;
-      ms %= size;
-    }
-  }
-  return (negative ? "-" : "") + (out.empty() ? std::string("0s") : out);
-}
-
 void CheckAttemptTimes(const json& offsets, const json& deliveries, const json& events,
                        std::vector<std::string>& problems) {
   std::map<std::string, model::Millis> created;

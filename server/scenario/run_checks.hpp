@@ -17,8 +17,7 @@ namespace emsim::scenario {
 // The list a /_sim listing answers: the body itself, or its first list-valued field.
 json ListOf(const json& body);
 
-// "1h2m", "0s", "-5s".
-std::string FormatDuration(model::Millis ms);
+using model::FormatDuration;
 
 // Part 6 retry schedule: each attempt made (has sentAt) in `deliveries`, in order, came at its
 // offset (`offsets`, ms) from its event's `created` in `events` (GET /_sim/events), to the second.

@@ -28,7 +28,8 @@ json DeliveryJson(const model::DeliveryAttempt& d) {
           {"durationMs", d.durationMs},
           {"signatureTimestamp", d.signatureTimestamp},
           {"nextAttemptAt", Time(d.nextAttemptAt)},
-          {"consecutiveFailures", d.consecutiveFailures}};
+          {"consecutiveFailures", d.consecutiveFailures},
+          {"injected", d.injected.is_null() ? json::array() : d.injected}};  // delivery faults (/_sim/faults target delivery) that shaped it
 }
 
 json EndpointSummary(const model::WebhookEndpoint& e) {

@@ -29,6 +29,21 @@ json SinkJson(const app::Services& svc, const model::Sink& k, bool with_requests
     }
     j["requests"] = std::move(requests);
   }
+  if (k.behaviour.receiver != "none") {
+    const auto& p = k.processing;
+    json objects = json::object();
+    for (const auto& [id, o] : p.objects)
+      objects[id] = {{"eventId", o.eventId}, {"eventType", o.eventType}, {"created", o.created}, {"status", o.status}};
+    j["processing"] = {{"receiver", k.behaviour.receiver},
+                       {"applied", p.applied},
+                       {"appliedCount", p.applied.size()},
+                       {"objects", std::move(objects)},
+                       {"duplicatesIgnored", p.duplicatesIgnored},
+                       {"olderIgnored", p.olderIgnored},
+                       {"staleRejected", p.staleRejected},
+                       {"staleAccepted", p.staleAccepted},
+                       {"badSignatureRejected", p.badSignatureRejected}};
+  }
   return j;
 }
 
@@ -98,6 +113,9 @@ app::Reply SimSinkReceive(app::Ctx& ctx) {
     probe.problem = "malformed X-Service-Signature header (expected t=<unix seconds>,v1=<hex>)";
   else
     probe.matches = [&](const std::string& secret) { return events::SignatureMatches(*sig, secret, ctx.req.rawBody); };
+  if (sig) probe.timestamp = sig->t;
+  // A receiver compares `t` with its own clock; emsim's sinks use the clock emsim signs with.
+  probe.nowSeconds = (ctx.svc.options.signWithSimulatedTime ? ctx.now : runtime::Clock::WallNow()) / model::kSecond;
 
   auto answer = ctx.Write([&](model::State& s) {
     return model::ReceiveAtSink(s, ctx.req.params.at("id"), std::move(in), probe, ctx.now);

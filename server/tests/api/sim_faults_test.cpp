@@ -1,6 +1,8 @@
 // /_sim/faults: injected answers, edits of real answers, matching, counting, and that faults are
 // state (reset clears them, dump/load carries them). Model tier for the delivery target (the
 // webhook dispatcher consults it), HTTP tier for the rest.
+#include <algorithm>
+#include <ctime>
 #include <regex>
 
 #include "model/faults.hpp"
@@ -63,6 +65,73 @@ TEST(FaultsModel, RulesBeyondTypesAreCheckedBeforeAnythingIsStored) {
   EXPECT_EQ(param({{"target", "delivery"}, {"path", "/h"}}), "body");
   EXPECT_TRUE(s.faults.empty());
   EXPECT_EQ(s.nextFaultSeq, 1u);
+}
+
+
+TEST(FaultsModel, DeliveryKindsAreCheckedBeforeAnythingIsStored) {
+  model::State s;
+  auto param = [&](const json& spec) {
+    auto r = model::AddFault(s, spec, 0);
+    return r ? std::string("ok") : r.error().errors.front().param;
+  };
+  const json d = {{"target", "delivery"}, {"path", "/h"}};
+  auto with = [&](const json& extra) {
+    json spec = d;
+    spec.update(extra);
+    return spec;
+  };
+  EXPECT_EQ(param(with({{"duplicate", true}, {"probability", 0.0}})), "probability");
+  EXPECT_EQ(param(with({{"duplicate", true}, {"probability", 1.5}})), "probability");
+  EXPECT_EQ(param(with({{"delay", "soon"}})), "delay");
+  EXPECT_EQ(param(with({{"delay", "31d"}})), "delay");
+  EXPECT_EQ(param(with({{"delay", "0s"}})), "delay");
+  EXPECT_EQ(param(with({{"staleTimestamp", "-5m"}})), "staleTimestamp");
+  EXPECT_EQ(param(with({{"delay", "10m"}, {"corruptSignature", true}})), "delay");
+  EXPECT_EQ(param(with({{"reorder", true}, {"duplicate", true}})), "reorder");
+  EXPECT_EQ(param(with({{"delay", "10m"}, {"reorder", true}})), "reorder");
+  EXPECT_EQ(param(with({{"duplicate", true}, {"holdFor", "1m"}})), "holdFor");
+  EXPECT_EQ(param({{"path", "/v1/x"}, {"duplicate", true}}), "duplicate");
+  EXPECT_EQ(param({{"path", "/v1/x"}, {"staleTimestamp", "10m"}}), "staleTimestamp");
+  EXPECT_EQ(param({{"path", "/v1/x"}, {"reorder", true}}), "reorder");
+  EXPECT_TRUE(s.faults.empty());
+  EXPECT_EQ(s.nextFaultSeq, 1u);
+
+  ASSERT_EQ(param(with({{"reorder", true}, {"holdFor", "90s"}})), "ok");
+  ASSERT_EQ(param(with({{"staleTimestamp", "PT10M"}, {"duplicate", true}, {"dropAfterResponse", true}})), "ok");
+  EXPECT_EQ(model::FaultView(s.faults[0])["holdFor"], "1m30s");
+  EXPECT_EQ(model::FaultView(s.faults[1])["staleTimestamp"], "10m");
+}
+
+TEST(FaultsModel, HoldingAndSendingFaultsAreTakenSeparately) {
+  model::State s;
+  ASSERT_TRUE(model::AddFault(s, {{"target", "delivery"}, {"path", "/h"}, {"delay", "1m"}}, 0));
+  ASSERT_TRUE(model::AddFault(s, {{"target", "delivery"}, {"path", "/h"}, {"duplicate", true}}, 0));
+  EXPECT_EQ(model::TakeDeliveryFault(s, "/h", false)->id, "flt_2");
+  EXPECT_EQ(model::TakeDeliveryFault(s, "/h", true)->id, "flt_1");
+  EXPECT_FALSE(model::TakeDeliveryFault(s, "/h", true));  // spent
+  EXPECT_FALSE(model::TakeDeliveryFault(s, "/other", false));
+}
+
+// With a probability, which matches are affected is a function of (seed, fault id, match number):
+// a rerun with the same --seed injects the same faults; another seed, others.
+TEST(FaultsModel, AProbabilityIsDrawnFromTheRunsSeed) {
+  auto pattern = [](std::uint64_t seed) {
+    model::State s;
+    s.ids = model::IdGenerator(seed);
+    EXPECT_TRUE(model::AddFault(s, {{"target", "delivery"}, {"path", "/h"}, {"duplicate", true}, {"probability", 0.3},
+                                    {"times", 0}}, 0));
+    std::string hits;
+    for (int i = 0; i < 1000; ++i) hits += model::TakeDeliveryFault(s, "/h", false) ? '1' : '0';
+    EXPECT_EQ(s.faults[0].seen, 1000);
+    EXPECT_EQ(s.faults[0].hits, static_cast<std::int64_t>(std::count(hits.begin(), hits.end(), '1')));
+    return hits;
+  };
+  const std::string a = pattern(7), b = pattern(7), c = pattern(8);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  const auto affected = std::count(a.begin(), a.end(), '1');
+  EXPECT_GT(affected, 230);  // 300 expected; the bounds are > 4 standard deviations away
+  EXPECT_LT(affected, 370);
 }
 
 // ---- HTTP tier ---------------------------------------------------------------------------------
@@ -277,6 +346,187 @@ TEST(Faults, ADeliveryFaultCorruptsTheSignatureOrEditsTheEnvelopeBeforeSigning) 
   EXPECT_EQ(honest, 1) << "both faults spent after one use each";
   // Request faults never touch deliveries, and delivery faults never touch requests.
   EXPECT_EQ(server.Get("/v1/workspace/list").status, 200);
+}
+
+
+// ---- delivery faults of at-least-once -------------------------------------------------------------
+
+json DeliveryFault(const json& extra) {
+  json spec = {{"target", "delivery"}, {"path", "/hook"}};
+  spec.update(extra);
+  return spec;
+}
+
+std::vector<json> AttemptsOf(TestServer& server, const std::string& endpoint_id) {
+  std::vector<json> out;
+  const json all = Deliveries(server, "?endpointId=" + endpoint_id);
+  for (const auto& d : all["deliveries"]) out.push_back(d);
+  return out;
+}
+
+TEST(Faults, ADuplicateSendsTheSameEventTwiceAndTheCopyIsNoDeliveryOfItsOwn) {
+  Receiver receiver;
+  receiver.AlwaysAnswer(500);
+  TestServer server;
+  const auto ep = CreateEndpoint(server, receiver.Url("/hook"));
+  ASSERT_EQ(AddFault(server, DeliveryFault({{"duplicate", true}})).status, 201);
+  const json event = Trigger(server);
+  server.Advance("0s");
+  const auto hits = receiver.HitsTo("/hook");
+  ASSERT_EQ(hits.size(), 2u);
+  EXPECT_EQ(hits[0].body, hits[1].body);  // the same envelope, so the same event id
+  const auto attempts = AttemptsOf(server, ep.id);
+  ASSERT_EQ(attempts.size(), 3u);  // the attempt, its copy, and the one retry the attempt scheduled
+  int copies = 0, retries = 0;
+  for (const auto& a : attempts) {
+    EXPECT_EQ(a["eventId"], event["id"]);
+    if (a["status"] == "scheduled") {
+      ++retries;
+      EXPECT_EQ(a["attempt"], 2);
+    } else if (a["injected"][0]["kind"] == "duplicateCopy") {
+      ++copies;
+      EXPECT_EQ(a["nextAttemptAt"], nullptr);
+    } else {
+      EXPECT_EQ(a["injected"][0]["kind"], "duplicate");
+    }
+  }
+  EXPECT_EQ(copies, 1);
+  EXPECT_EQ(retries, 1);
+  EXPECT_EQ(EndpointSummary(server, ep.id)["consecutiveFailures"], 1) << "the copy counts no failure";
+}
+
+TEST(Faults, DropAfterResponseRetriesAnEventTheReceiverAlreadyAnswered) {
+  Receiver receiver;
+  TestServer server;
+  const auto ep = CreateEndpoint(server, receiver.Url("/hook"));
+  ASSERT_EQ(AddFault(server, DeliveryFault({{"dropAfterResponse", true}})).status, 201);
+  const json event = Trigger(server);
+  server.Advance("0s");
+  ASSERT_EQ(receiver.HitsTo("/hook").size(), 1u);
+  auto attempts = AttemptsOf(server, ep.id);
+  ASSERT_EQ(attempts.size(), 2u);
+  EXPECT_EQ(attempts[0]["status"], "failed");
+  EXPECT_EQ(attempts[0]["responseStatus"], 200);
+  EXPECT_NE(attempts[0]["error"].get<std::string>().find("dropped after the receiver answered 200"), std::string::npos);
+  EXPECT_EQ(attempts[0]["injected"][0]["kind"], "dropAfterResponse");
+  EXPECT_EQ(attempts[1]["status"], "scheduled");
+  server.Advance("1m");
+  const auto hits = receiver.HitsTo("/hook");
+  ASSERT_EQ(hits.size(), 2u);
+  EXPECT_EQ(json::parse(hits[1].body)["id"], event["id"]);
+  EXPECT_EQ(AttemptsOf(server, ep.id)[1]["status"], "succeeded");
+}
+
+TEST(Faults, AStaleTimestampIsAValidSignatureOverAnOldT) {
+  Receiver receiver;
+  TestServer server;
+  const auto ep = CreateEndpoint(server, receiver.Url("/hook"));
+  ASSERT_EQ(AddFault(server, DeliveryFault({{"staleTimestamp", "10m"}})).status, 201);
+  Trigger(server);
+  const std::int64_t before = std::time(nullptr);
+  server.Advance("0s");
+  const auto hits = receiver.HitsTo("/hook");
+  ASSERT_EQ(hits.size(), 1u);
+  const std::string header = hits[0].Header("X-Service-Signature");
+  const auto comma = header.find(',');
+  const std::string t = header.substr(2, comma - 2), v1 = header.substr(comma + 4);
+  EXPECT_EQ(v1, TestHmacSha256Hex(ep.secret, t + "." + hits[0].body)) << "the signature itself verifies";
+  EXPECT_LE(std::stoll(t), before - 600 + 1);
+  EXPECT_GE(std::stoll(t), before - 600 - 5);
+  EXPECT_EQ(AttemptsOf(server, ep.id)[0]["injected"][0]["by"], "10m");
+}
+
+TEST(Faults, ADelayHoldsTheAttemptBackOnTheSimulatedClock) {
+  Receiver receiver;
+  TestServer server;
+  const auto ep = CreateEndpoint(server, receiver.Url("/hook"));
+  ASSERT_EQ(AddFault(server, DeliveryFault({{"delay", "10m"}})).status, 201);
+  Trigger(server);
+  server.Advance("0s");
+  EXPECT_EQ(receiver.Count(), 0u);
+  auto attempts = AttemptsOf(server, ep.id);
+  ASSERT_EQ(attempts.size(), 1u);
+  EXPECT_EQ(attempts[0]["status"], "scheduled");
+  EXPECT_EQ(attempts[0]["injected"][0]["kind"], "delay");
+  server.Advance("9m59s");
+  EXPECT_EQ(receiver.Count(), 0u) << "not a second early";
+  server.Advance("1s");
+  EXPECT_EQ(receiver.Count(), 1u);
+  attempts = AttemptsOf(server, ep.id);
+  ASSERT_EQ(attempts.size(), 1u);
+  EXPECT_EQ(attempts[0]["status"], "succeeded");
+  EXPECT_EQ(attempts[0]["attempt"], 1);
+  EXPECT_EQ(attempts[0]["injected"][0]["by"], "10m");
+}
+
+TEST(Faults, ReorderSendsTheHeldAttemptRightAfterTheEndpointsNextOne) {
+  Receiver receiver;
+  TestServer server;
+  const auto ep = CreateEndpoint(server, receiver.Url("/hook"));
+  ASSERT_EQ(AddFault(server, DeliveryFault({{"reorder", true}})).status, 201);
+  const json first = Trigger(server);
+  server.Advance("2s");
+  EXPECT_EQ(receiver.Count(), 0u);
+  const json second = Trigger(server);
+  server.Advance("0s");
+  const auto hits = receiver.HitsTo("/hook");
+  ASSERT_EQ(hits.size(), 2u);
+  EXPECT_EQ(json::parse(hits[0].body)["id"], second["id"]);
+  EXPECT_EQ(json::parse(hits[1].body)["id"], first["id"]);
+}
+
+TEST(Faults, ReorderReleasesAtHoldForWhenNoLaterDeliveryComes) {
+  Receiver receiver;
+  TestServer server;
+  CreateEndpoint(server, receiver.Url("/hook"));
+  ASSERT_EQ(AddFault(server, DeliveryFault({{"reorder", true}, {"holdFor", "1m"}})).status, 201);
+  Trigger(server);
+  server.Advance("59s");
+  EXPECT_EQ(receiver.Count(), 0u);
+  server.Advance("1s");
+  EXPECT_EQ(receiver.Count(), 1u);
+}
+
+TEST(Faults, AHeldAttemptSurvivesDumpAndLoadWithWhatWasInjected) {
+  Receiver receiver;
+  TestServer a;
+  const auto ep = CreateEndpoint(a, receiver.Url("/hook"));
+  ASSERT_EQ(AddFault(a, DeliveryFault({{"delay", "5m"}, {"probability", 0.999}})).status, 201);
+  Trigger(a);
+  a.Advance("0s");
+  const json dump = a.Get("/_sim/state?secrets=true", "").body;
+  TestServer b;
+  ASSERT_EQ(b.Put("/_sim/state", dump).status, 200) << dump.dump().substr(0, 300);
+  EXPECT_EQ(b.Get("/_sim/faults", "").body, a.Get("/_sim/faults", "").body);
+  b.Advance("5m");
+  ASSERT_EQ(receiver.Count(), 1u);
+  const auto attempts = AttemptsOf(b, ep.id);
+  ASSERT_EQ(attempts.size(), 1u);
+  EXPECT_EQ(attempts[0]["injected"][0]["kind"], "delay");
+  // A document with an out-of-range delivery fault is refused, naming it.
+  json bad = dump;
+  bad["faults"][0]["probability"] = 5;
+  const auto refused = b.Put("/_sim/state", bad);
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_NE(refused.raw.find("probability"), std::string::npos) << refused.raw;
+}
+
+TEST(Faults, BadDeliveryFaultsAre400NamingTheParam) {
+  TestServer server;
+  auto param = [&](const json& spec) {
+    auto r = AddFault(server, spec);
+    EXPECT_EQ(r.status, 400) << spec.dump();
+    EXPECT_CONFORMS(server, "resources/error_validation", r.body);
+    return r.body["errors"][0]["param"].get<std::string>();
+  };
+  EXPECT_EQ(param(DeliveryFault({{"duplicate", "yes"}})), "duplicate");
+  EXPECT_EQ(param(DeliveryFault({{"delay", 600}})), "delay");
+  EXPECT_EQ(param(DeliveryFault({{"delay", std::string(5000, '9')}})), "delay");
+  EXPECT_EQ(param(DeliveryFault({{"delay", "1y"}})), "delay");
+  EXPECT_EQ(param(DeliveryFault({{"duplicate", true}, {"probability", 0}})), "probability");
+  EXPECT_EQ(param(DeliveryFault({{"duplicate", true}, {"probability", 1.5}})), "probability");
+  EXPECT_EQ(param(DeliveryFault({{"reorder", true}, {"staleTimestamp", "10m"}})), "reorder");
+  EXPECT_TRUE(server.Get("/_sim/faults", "").body["faults"].empty());
 }
 
 }  // namespace

@@ -166,6 +166,42 @@ TEST(Sinks, ReportsMissingOrWrongSignatures) {
   EXPECT_TRUE(other["signatureValid"].is_null()) << "no endpoint points at this sink";
 }
 
+// A sink with a receiver acts on what it accepts (model/sinks.hpp): the idempotent one refuses a
+// request whose signature does not verify and applies an event id once; the naive one applies
+// whatever comes, repeats included.
+TEST(Sinks, AnIdempotentReceiverRefusesUnsignedRequestsAndAppliesAnEventOnce) {
+  TestServer server;
+  json careful = CreateSink(server, {{"receiver", "idempotent"}});
+  json naive = CreateSink(server, {{"receiver", "naive"}});
+  CreateEndpoint(server, careful["url"]);
+  CreateEndpoint(server, naive["url"]);
+  const json event = Trigger(server);
+  server.Advance("0s");
+  // A replay by hand of the same body without a signature: refused by one, applied by the other.
+  const json body = json::parse(GetSink(server, careful["id"])["requests"][0]["body"].get<std::string>());
+  const std::string careful_path = "/_sim/sinks/" + careful["id"].get<std::string>() + "/receive";
+  const std::string naive_path = "/_sim/sinks/" + naive["id"].get<std::string>() + "/receive";
+  auto refused = server.Post(careful_path, body, "");
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_NE(refused.raw.find("signature does not verify"), std::string::npos) << refused.raw;
+  EXPECT_EQ(server.Post(naive_path, body, "").status, 200);
+
+  const json c = GetSink(server, careful["id"])["processing"];
+  EXPECT_EQ(c["receiver"], "idempotent");
+  EXPECT_EQ(c["applied"], json::array({event["id"]}));
+  EXPECT_EQ(c["badSignatureRejected"], 1);
+  EXPECT_EQ(c["objects"]["ws_northwind"]["eventId"], event["id"]);
+  const json n = GetSink(server, naive["id"])["processing"];
+  EXPECT_EQ(n["applied"], json::array({event["id"], event["id"]}));
+  EXPECT_FALSE(CreateSink(server).contains("processing")) << "a plain sink only records";
+
+  for (const json& bad : {json{{"receiver", "smart"}}, json{{"toleranceSeconds", 0}}, json{{"toleranceSeconds", "5"}}}) {
+    auto r = server.Patch("/_sim/sinks/" + careful["id"].get<std::string>(), bad, "");
+    EXPECT_EQ(r.status, 400) << bad.dump();
+  }
+  EXPECT_EQ(GetSink(server, careful["id"])["behaviour"]["receiver"], "idempotent");
+}
+
 TEST(Sinks, AreStateResetClearsThemDumpAndLoadBringThemBack) {
   TestServer server;
   json sink = CreateSink(server, {{"failFirst", 1}});
