@@ -35,6 +35,7 @@ Other /_sim paths reach the shadow's own control plane (its state, journal, cloc
   --ca-file FILE          PEM bundle to verify an https target with (default: the system's)
   --target-timeout-ms N   connect, read and write timeout towards the target (default 30000);
                           no answer: the client gets 502 in Part 7's shape
+  --max-answer-bytes N    a target's answer body larger than this is not read: 502 (default 67108864)
 
 The shadow and the proxy's listener take `emsim serve`'s flags (see emsim serve --help), e.g.
   --host HOST --port N    where the proxy listens (default 127.0.0.1:8080; 0 picks a free port)
@@ -72,6 +73,8 @@ ProxyFlags ParseProxyFlags(const std::vector<std::string>& args, const Getenv& g
       out.proxy.allowMutations = true;
     } else if (flag == "--ca-file") {
       out.caFile = value();
+    } else if (flag == "--max-answer-bytes") {
+      out.maxAnswerBytes = static_cast<size_t>(WholeNumber(flag, value(), 1));
     } else if (flag == "--target-timeout-ms") {
       out.targetTimeoutMs = static_cast<int>(WholeNumber(flag, value(), 1, 3600000));
     } else {
@@ -96,6 +99,7 @@ ProxyServer::ProxyServer(ProxyFlags flags) : flags_(std::move(flags)) {
   scenario::HttpClientOptions client;
   client.connectTimeoutMs = client.readTimeoutMs = client.writeTimeoutMs = flags_.targetTimeoutMs;
   client.caFile = flags_.caFile;
+  client.maxAnswerBytes = flags_.maxAnswerBytes;
   Services& svc = shadow_->services();
   proxy_ = std::make_unique<api::ShadowProxy>(flags_.proxy, svc, *svc.pipeline,
                                               scenario::MakeHttpClient(flags_.proxy.target, client));

@@ -19,6 +19,9 @@ struct ProxyFlags {
   app::Options shadow;
   std::string caFile;            // --ca-file: PEM bundle to verify an https target with
   int targetTimeoutMs = 30000;   // --target-timeout-ms: connect, and each read and write
+  // --max-answer-bytes: a target's answer body beyond this is a 502 (what a target can make the
+  // proxy hold in memory is bounded, like a client's body).
+  size_t maxAnswerBytes = 64u * 1024 * 1024;
 };
 
 // Reads `emsim proxy`'s flags: its own (--target, --api-key-map, --allow-mutations, --ca-file,

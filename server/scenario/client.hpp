@@ -43,6 +43,9 @@ struct HttpClientOptions {
   int readTimeoutMs = 300000;
   int writeTimeoutMs = 60000;
   std::string caFile;  // https: PEM bundle to verify the server with (else the system's)
+  // An answer body larger than this is not read to its end: the request fails with `error` set
+  // (0: no limit). The shadow proxy bounds what a target can make it hold.
+  size_t maxAnswerBytes = 0;
 };
 
 // A client for the emsim (or any deployment of the API) at `base_url` ("http://127.0.0.1:8080",

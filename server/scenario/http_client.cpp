@@ -16,7 +16,8 @@ void SetTimeout(int ms, const std::function<void(time_t, time_t)>& set) {
 
 class HttpClient : public Client {
  public:
-  HttpClient(std::string base_url, const HttpClientOptions& options) : base_url_(std::move(base_url)) {
+  HttpClient(std::string base_url, const HttpClientOptions& options)
+      : base_url_(std::move(base_url)), max_answer_bytes_(options.maxAnswerBytes) {
     auto url = model::ParseUrl(base_url_);
     if (!url) {
       error_ = "the base URL '" + base_url_ + "' is not scheme://host[:port][/path]: " + url.error().message;
@@ -48,13 +49,26 @@ class HttpClient : public Client {
     req.path = params.empty() ? path : httplib::append_query_params(path, params);
     for (const auto& [k, v] : in.headers) req.headers.emplace(k, v);
     if (in.body) req.body = *in.body;
+    std::string body;
+    bool too_large = false;
+    if (max_answer_bytes_ > 0) {
+      req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
+        if (body.size() + n > max_answer_bytes_) {
+          too_large = true;
+          return false;
+        }
+        body.append(data, n);
+        return true;
+      };
+    }
     auto res = client_->send(req);
     if (!res) {
-      out.error = "no response from " + base_url_ + " (" + httplib::to_string(res.error()) + ")";
+      out.error = too_large ? "the answer of " + base_url_ + " is larger than " + std::to_string(max_answer_bytes_) + " bytes"
+                            : "no response from " + base_url_ + " (" + httplib::to_string(res.error()) + ")";
       return out;
     }
     out.status = res->status;
-    out.body = std::move(res->body);
+    out.body = max_answer_bytes_ > 0 ? std::move(body) : std::move(res->body);
     out.headers.assign(res->headers.begin(), res->headers.end());
     return out;
   }
@@ -63,6 +77,7 @@ class HttpClient : public Client {
   std::string base_url_;
   std::string prefix_;
   std::string error_;
+  size_t max_answer_bytes_ = 0;
   std::unique_ptr<httplib::Client> client_;
 };
 

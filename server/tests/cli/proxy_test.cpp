@@ -33,7 +33,7 @@ int ProxyClosedPort() {
 
 class ShadowProxyTest : public ::testing::Test {
  protected:
-  void StartProxy(bool allow_mutations, const std::string& target = "") {
+  void StartProxy(bool allow_mutations, const std::string& target = "", size_t max_answer_bytes = 0) {
     cli::ProxyFlags flags;
     flags.proxy.target = target.empty() ? real_.baseUrl() : target;
     flags.proxy.allowMutations = allow_mutations;
@@ -41,6 +41,7 @@ class ShadowProxyTest : public ::testing::Test {
     flags.shadow.port = 0;
     flags.shadow.logLevel = "error";  // one line per difference would bury a failure's output
     flags.targetTimeoutMs = 10000;
+    if (max_answer_bytes) flags.maxAnswerBytes = max_answer_bytes;
     proxy_ = std::make_unique<cli::ProxyServer>(flags);
     const int port = proxy_->Start();
     client_ = std::make_unique<httplib::Client>("127.0.0.1", port);
@@ -247,6 +248,15 @@ TEST_F(ShadowProxyTest, ATargetThatDoesNotAnswerIsA502InPart7Shape) {
   EXPECT_TRUE(IsUuid4(r.body.value("errorId", ""))) << r.raw;
   EXPECT_NE(r.body.value("message", "").find("did not answer"), std::string::npos) << r.raw;
   EXPECT_FALSE(Example(Report(), "domains.list", "target-unreachable", "target").is_null()) << ReportText();
+}
+
+TEST_F(ShadowProxyTest, AnAnswerLargerThanTheLimitIsA502NotHeldInMemory) {
+  StartProxy(false, "", 256);
+  EXPECT_GT(real_.Get("/v1/domain/list").raw.size(), 256u);
+  const HttpResult r = Send("GET", "/v1/domain/list");
+  EXPECT_EQ(r.status, 502) << r.raw;
+  EXPECT_NE(r.body.value("message", "").find("larger than 256 bytes"), std::string::npos) << r.raw;
+  EXPECT_EQ(Send("GET", "/v2/webhooks/endpoints").status, 200);  // a small one still goes through
 }
 
 TEST_F(ShadowProxyTest, TheReportReadsAsTextAndClears) {
