@@ -127,6 +127,8 @@ http::Response ShadowProxy::Forward(const schema::Operation* op, http::RawReques
       if (k == name) req.headers.emplace_back(k, v);
   if (!raw.body.empty()) req.body = raw.body;
 
+  // One client for every request: cpp-httplib's client sends one request at a time, so
+  // concurrent clients of the proxy reach the target one after the other.
   const scenario::ClientResponse real = target_->Send(req);
   if (real.status == 0) {
     const std::string message = "emsim proxy: the target " + options_.target + " did not answer: " + real.error;

@@ -33,7 +33,8 @@ int ProxyClosedPort() {
 
 class ShadowProxyTest : public ::testing::Test {
  protected:
-  void StartProxy(bool allow_mutations, const std::string& target = "", size_t max_answer_bytes = 0) {
+  void StartProxy(bool allow_mutations, const std::string& target = "", size_t max_answer_bytes = 0,
+                  const std::string& admin_token = "") {
     cli::ProxyFlags flags;
     flags.proxy.target = target.empty() ? real_.baseUrl() : target;
     flags.proxy.allowMutations = allow_mutations;
@@ -42,6 +43,7 @@ class ShadowProxyTest : public ::testing::Test {
     flags.shadow.logLevel = "error";  // one line per difference would bury a failure's output
     flags.targetTimeoutMs = 10000;
     if (max_answer_bytes) flags.maxAnswerBytes = max_answer_bytes;
+    flags.shadow.adminToken = admin_token;
     proxy_ = std::make_unique<cli::ProxyServer>(flags);
     const int port = proxy_->Start();
     client_ = std::make_unique<httplib::Client>("127.0.0.1", port);
@@ -272,6 +274,31 @@ TEST_F(ShadowProxyTest, TheReportReadsAsTextAndClears) {
   EXPECT_EQ(Report()["requests"], 0);
   // The rest of /_sim is the shadow's own control plane.
   EXPECT_EQ(Send("GET", "/_sim/health", "", "").status, 200);
+}
+
+TEST_F(ShadowProxyTest, HostileBodiesMeetServesLimitsBeforeAnythingIsForwarded) {
+  StartProxy(false);
+  // Over --max-body-bytes (1 MiB by default): refused from the headers, never sent on.
+  const std::string huge = "{\"domainName\":\"" + std::string(1100 * 1024, 'a') + "\"}";
+  EXPECT_EQ(Send("POST", "/v1/domain/available", huge).status, 413);
+  const json count = real_.Post("/_sim/requests/count", {{"path", "/v1/domain/available"}}, "").body;
+  EXPECT_EQ(count["count"], 0) << count.dump();
+  // Deeper than the JSON limits: the proxy names it, the answers are the real one's.
+  const std::string deep = std::string(100, '[') + std::string(100, ']');
+  const HttpResult r = Send("POST", "/v1/domain/available", deep);
+  EXPECT_EQ(r.status, 400) << r.raw;
+  EXPECT_FALSE(Example(Report(), "domains.available", "request-schema", "body").is_null()) << ReportText();
+}
+
+TEST_F(ShadowProxyTest, WithAnAdminTokenTheReportNeedsItLikeTheRestOfSim) {
+  StartProxy(false, "", 0, "s3cret");
+  EXPECT_EQ(Send("GET", "/_sim/proxy/report", "", "").status, 401);
+  EXPECT_EQ(Send("DELETE", "/_sim/proxy/report", "", "").status, 401);
+  httplib::Headers with_token = {{"Authorization", "Bearer s3cret"}};
+  auto res = client_->Get("/_sim/proxy/report", with_token);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200) << res->body;
+  EXPECT_EQ(Send("GET", "/v1/domain/list").status, 200);  // the API itself needs no admin token
 }
 
 TEST_F(ShadowProxyTest, ItsFlagsNeedATargetAndReadTheKeyMap) {
