@@ -106,13 +106,17 @@ http::Response ShadowProxy::Handle(http::RawRequest raw) {
 
 http::Response ShadowProxy::Forward(const schema::Operation* op, http::RawRequest raw) {
   const std::string op_id = op ? op->id : "unknown";
-  const bool writes = op && op->effect != schema::Effect::kRead;
+  // The catalogue's effect says what an operation does; of a path it does not list (Part 4.11
+  // names operations without paths) only the safe methods are taken to read.
+  const bool writes = op ? op->effect != schema::Effect::kRead : raw.method != "GET" && raw.method != "HEAD";
   std::vector<Difference> found;
   if (op) found = RequestProblems(*op, raw);
 
   if (writes && !options_.allowMutations) {
-    const std::string message = "emsim proxy: " + op_id + " " + ProxyEffectName(op->effect) +
-                                " and was not sent to the target: start the proxy with --allow-mutations to forward it";
+    const std::string what = op ? op_id + " " + ProxyEffectName(op->effect)
+                                : raw.method + " " + raw.path + " is no operation of the catalogue, may change data,";
+    const std::string message =
+        "emsim proxy: " + what + " and was not sent to the target: start the proxy with --allow-mutations to forward it";
     found.push_back({kRuleMutationRefused, "request", message, "not sent", ""});
     Record(op_id, raw.method, raw.path, found, false, true);
     return ErrorAnswer(403, message);

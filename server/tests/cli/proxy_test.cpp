@@ -210,6 +210,15 @@ TEST_F(ShadowProxyTest, AMutationIsRefusedWithoutTheFlagAndNeverReachesTheTarget
   EXPECT_FALSE(Example(report, "webhooks.create", "mutation-refused", "request").is_null()) << ReportText();
 }
 
+TEST_F(ShadowProxyTest, AWriteToAPathTheCatalogueDoesNotListIsRefusedToo) {
+  StartProxy(false);
+  const HttpResult r = Send("POST", "/v1/workspace/create", json{{"name", "x"}}.dump());
+  EXPECT_EQ(r.status, 403) << r.raw;
+  EXPECT_EQ(real_.Post("/_sim/requests/count", {{"path", "/v1/workspace/create"}}, "").body["count"], 0);
+  EXPECT_FALSE(Example(Report(), "unknown", "mutation-refused", "request").is_null()) << ReportText();
+  EXPECT_EQ(Send("GET", "/v1/workspace/members").status, 404);  // a read goes through: the real one's 404
+}
+
 TEST_F(ShadowProxyTest, AMutationTheRealDeploymentRefusedAndEmsimMadeIsAStateChange) {
   StartProxy(true);
   const json refusal = {{"status", 400}, {"message", "Validation failed"}, {"errors", json::array()}};
