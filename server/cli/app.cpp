@@ -120,7 +120,12 @@ App::App(Options options) : options_(std::move(options)) {
   services_->webhooks = dispatcher_.get();
   services_->defaultFixture = DefaultFixturePath();
   Wire(*services_);
-  const Options& o = services_->options;
+  server_ = std::make_unique<http::HttpServer>(TransportOptions(services_->options), *router_);
+  services_->pipeline = router_.get();
+  runtime::ReturnFreedPages();  // what loading used and freed: ~1 MiB of the default start's RSS
+}
+
+http::ServerOptions TransportOptions(const Options& o) {
   http::ServerOptions transport;
   transport.maxConnections = std::max(1, o.maxConnections);
   transport.idleTimeoutMs = std::max(1, o.idleTimeoutMs);
@@ -130,9 +135,7 @@ App::App(Options options) : options_(std::move(options)) {
   transport.threads = o.threads;
   transport.tlsCertFile = o.tlsCert;
   transport.tlsKeyFile = o.tlsKey;
-  server_ = std::make_unique<http::HttpServer>(transport, *router_);
-  services_->pipeline = router_.get();
-  runtime::ReturnFreedPages();  // what loading used and freed: ~1 MiB of the default start's RSS
+  return transport;
 }
 
 void App::PrepareTls() {
@@ -246,6 +249,12 @@ int App::Start() {
   scheduler_->Start();
   serve_thread_ = std::thread([this] { server_->Serve(); });
   return port_;
+}
+
+void App::StartWithoutServing() {
+  // Links emsim hands out (checkouts, sinks) name the server in front, which sets baseUrl.
+  if (services_->baseUrl.empty()) services_->baseUrl = options_.baseUrl;
+  scheduler_->Start();
 }
 
 void App::Stop() {

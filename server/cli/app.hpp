@@ -16,6 +16,7 @@ class Router;
 }  // namespace emsim::app
 namespace emsim::http {
 class HttpServer;
+struct ServerOptions;
 }  // namespace emsim::http
 namespace emsim::events {
 class Dispatcher;
@@ -55,6 +56,9 @@ class App {
 
   // Binds and serves on a background thread; answers the bound port.
   int Start();
+  // Runs the scheduler only, serving nothing: an emsim something else serves in front of (the
+  // shadow of `emsim proxy`, reached through Services::pipeline). Stop() ends it.
+  void StartWithoutServing();
   void Stop();
   // Blocks until the server stops.
   void Wait();
@@ -96,6 +100,10 @@ class App {
   std::thread serve_thread_;
   int port_ = 0;
 };
+
+// The transport's settings from emsim's flags (connections, timeouts, body limits, TLS): every
+// server emsim runs, `emsim serve`'s and `emsim proxy`'s, gets the same.
+http::ServerOptions TransportOptions(const Options& o);
 
 // Registers every job runner and reset hook of the later layers (domains, exports, placement
 // tests, webhook delivery, sinks, faults). One place, so start-up wiring is visible at once.

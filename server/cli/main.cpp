@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/app.hpp"
+#include "cli/proxy_command.hpp"
 #include "cli/scenario_command.hpp"
 #include "cli/serve_flags.hpp"
 #include "cli/state_command.hpp"
@@ -26,6 +27,10 @@ Usage:
                            write a synthetic fixture of any size to stdout
                            (see `emsim fixtures generate --help`)
   emsim scenario run FILE...  run scenario files (see `emsim scenario --help`)
+  emsim proxy --target URL [flags]
+                           a shadow proxy: forwards every request to a real deployment, answers
+                           with its answer, replays the request on an emsim of its own and
+                           reports how the two differ (see `emsim proxy --help`)
   emsim state dump|load --url URL [FILE]
                            take a running emsim's world as a document, or load one into it
                            (see `emsim state --help`)
@@ -251,6 +256,7 @@ int main(int argc, char** argv) {
   }
   if (args[0] == "serve") return Serve({args.begin() + 1, args.end()});
   if (args[0] == "scenario") return emsim::cli::ScenarioCommand({args.begin() + 1, args.end()});
+  if (args[0] == "proxy") return emsim::cli::ProxyCommand({args.begin() + 1, args.end()});
   if (args[0] == "state") return emsim::cli::StateCommand({args.begin() + 1, args.end()});
   if (args[0] == "fixtures") {
     if (args.size() >= 2 && args[1] == "generate") return Generate({args.begin() + 2, args.end()});

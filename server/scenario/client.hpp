@@ -36,7 +36,21 @@ class Client {
   virtual ClientResponse Send(const ClientRequest& request) = 0;
 };
 
-// A client for the emsim at `base_url` ("http://127.0.0.1:8080").
-std::unique_ptr<Client> MakeHttpClient(const std::string& base_url);
+// How MakeHttpClient connects. The defaults suit a scenario run against a local emsim: one advance
+// can run a day of webhook retries, so an answer may take minutes.
+struct HttpClientOptions {
+  int connectTimeoutMs = 5000;
+  int readTimeoutMs = 300000;
+  int writeTimeoutMs = 60000;
+  std::string caFile;  // https: PEM bundle to verify the server with (else the system's)
+  // An answer body larger than this is not read to its end: the request fails with `error` set
+  // (0: no limit). The shadow proxy bounds what a target can make it hold.
+  size_t maxAnswerBytes = 0;
+};
+
+// A client for the emsim (or any deployment of the API) at `base_url` ("http://127.0.0.1:8080",
+// "https://real.example/api": a path there prefixes every request's). Redirects are not followed:
+// the caller sees the 3xx. A base URL that does not parse answers every request with `error` set.
+std::unique_ptr<Client> MakeHttpClient(const std::string& base_url, const HttpClientOptions& options = {});
 
 }  // namespace emsim::scenario
