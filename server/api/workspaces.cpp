@@ -38,4 +38,25 @@ app::Reply AddOrUpdateBilling(app::Ctx& ctx) {
   return app::Envelope(model::msg::kBillingSaved, nullptr);
 }
 
+// The answers' data is the workspace as GET /v1/workspace/list shows it (gap decision: the
+// reference's 200 body shows no fields beyond status and message).
+app::Reply CreateWorkspace(app::Ctx& ctx) {
+  return ctx.Write([&](model::State& s) -> app::Reply {
+    auto w = model::CreateWorkspace(s, ctx.caller, ctx.req.body.at("name").get<std::string>(), ctx.now);
+    if (!w) return w.error();
+    return app::Envelope("Workspace created successfully", WorkspaceRecord(**w, 0, 0));
+  });
+}
+
+app::Reply UpdateWorkspace(app::Ctx& ctx) {
+  const json& b = ctx.req.body;
+  return ctx.Write([&](model::State& s) -> app::Reply {
+    auto w = model::RenameWorkspace(s, ctx.caller, b.at("id").get<std::string>(), b.at("name").get<std::string>());
+    if (!w) return w.error();
+    for (const auto& v : model::ListWorkspaces(s, ctx.caller))
+      if (v.workspace == *w) return app::Envelope("Workspace updated successfully", WorkspaceRecord(**w, v.domainCount, v.mailboxCount));
+    return model::Error::Internal("renamed workspace is missing");
+  });
+}
+
 }  // namespace emsim::api
