@@ -64,7 +64,8 @@ Result<std::string> CheckedWorkspaceName(const State& s, const Caller& caller, c
 
 }  // namespace
 
-Result<const Workspace*> CreateWorkspace(State& s, const Caller& caller, const std::string& name, Millis now) {
+Result<const Workspace*> CreateWorkspace(State& s, const Caller& caller, const std::string& name, Millis now,
+                                         const BillingInput* billing) {
   auto checked = CheckedWorkspaceName(s, caller, name, "");
   if (!checked) return checked.error();
   Workspace w;
@@ -72,7 +73,14 @@ Result<const Workspace*> CreateWorkspace(State& s, const Caller& caller, const s
   w.accountId = caller.accountId;
   w.name = std::move(*checked);
   w.createdAt = now;
-  return &s.workspaces.Insert(std::move(w));
+  const std::string id = s.workspaces.Insert(std::move(w)).id;
+  if (billing) {
+    BillingInput in = *billing;
+    in.workspaceId = id;
+    // Cannot fail: the workspace is the caller's and exists (fields were checked by the schema).
+    if (auto saved = AddOrUpdateBilling(s, caller, in, now); !saved) return saved.error();
+  }
+  return static_cast<const State&>(s).workspaces.Find(id);
 }
 
 Result<const Workspace*> RenameWorkspace(State& s, const Caller& caller, const std::string& id,

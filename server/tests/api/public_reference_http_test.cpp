@@ -139,6 +139,25 @@ TEST(PublicReferenceHttp, WorkspacesAreCreatedAndRenamedAndListed) {
   EXPECT_EQ(server.Get("/v1/workspace/list", kBobKey).raw.find("Mine"), std::string::npos);
 }
 
+TEST(PublicReferenceHttp, ANewWorkspaceTakesBillingDetailsAsBillingAddOrUpdateDoes) {
+  TestServer server;
+  const json billing = {{"firstName", "Ann"}, {"lastName", "Lee"}, {"company", "Lee Ltd"}, {"addressLineOne", "1 Main St"},
+                        {"city", "Austin"}, {"state", "TX"}, {"country", "US"}, {"postalCode", "73301"},
+                        {"phoneCc", "+1"}, {"phone", "5125550100"}};
+  auto made = server.Post("/v2/workspaces", {{"name", "Billed"}, {"billingDetails", billing}});
+  ASSERT_EQ(made.status, 200) << made.raw;
+  EXPECT_EQ(made.body["data"]["billingDetails"]["company"], "Lee Ltd");
+  EXPECT_EQ(made.body["data"]["billingDetails"]["workspaceId"], made.body["data"]["id"]);
+  // The same country check as Part 4.1; nothing is created when the details are refused.
+  json bad = billing;
+  bad["country"] = "Texas";
+  EXPECT_EQ(server.Post("/v2/workspaces", {{"name", "Billed 2"}, {"billingDetails", bad}}).status, 400);
+  bad = billing;
+  bad.erase("company");
+  EXPECT_EQ(server.Post("/v2/workspaces", {{"name", "Billed 2"}, {"billingDetails", bad}}).status, 400);
+  EXPECT_EQ(server.Get("/v1/workspace/list").raw.find("Billed 2"), std::string::npos);
+}
+
 TEST(PublicReferenceHttp, AssignedMailboxesAppearInProgressAndBecomeActive) {
   TestServer server;
   const json body = {{"dom_nw_01", {{{"firstName", "Nora"}, {"lastName", "Kim"}, {"mailboxUsername", "nora"}, {"domainName", "northwindreach.com"}}}}};

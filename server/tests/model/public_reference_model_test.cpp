@@ -179,6 +179,17 @@ TEST(PublicReferenceModel, WorkspacesAreCreatedAndRenamedWithUniqueNamesPerAccou
   EXPECT_EQ(RenameWorkspace(s, kAcc, "ws_other", "X").error().code, ErrorCode::kNotFound);
   EXPECT_EQ(RenameWorkspace(s, kAcc, "ws_nope", "X").error().code, ErrorCode::kNotFound);
   EXPECT_EQ(s.workspaces.Find("ws_other")->name, "Main other");
+
+  BillingInput billing;
+  billing.workspaceId = "ws_other";  // ignored: the details go on the new workspace
+  billing.company = "Acme";
+  auto billed = CreateWorkspace(s, kAcc, "Billed", kRefNow, &billing);
+  ASSERT_TRUE(billed) << billed.error().message;
+  ASSERT_TRUE((*billed)->billingDetails);
+  EXPECT_EQ((*billed)->billingDetails->company, "Acme");
+  EXPECT_EQ((*billed)->billingDetails->workspaceId, (*billed)->id);
+  EXPECT_EQ((*billed)->billingDetails->userId, "usr_acc");
+  EXPECT_FALSE(s.workspaces.Find("ws_other")->billingDetails);
 }
 
 TEST(PublicReferenceModel, UserDetailsComeFromTheAccountRecord) {
