@@ -119,4 +119,13 @@ app::Reply SimTransitionDomain(app::Ctx& ctx) {
   });
 }
 
+app::Reply RemoveUnusedDomains(app::Ctx& ctx) {
+  const auto ids = ctx.req.body.at("ids").get<std::vector<std::string>>();
+  auto done = ctx.Write([&](model::State& s) { return model::RemoveUnusedDomains(s, ctx.caller, ids); });
+  if (!done) return done.error();
+  // Gap decision: the reference's 200 body is not shown past status and message; data names
+  // the removed ids.
+  return app::Envelope("Domains removed successfully", {{"removedDomainIds", *done}});
+}
+
 }  // namespace emsim::api

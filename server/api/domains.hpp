@@ -12,4 +12,6 @@ app::Reply EnableCatchAll(app::Ctx& ctx);      // domains.enable_catch_all  POST
 
 // /_sim control plane for domains (README): status transitions (the checkout: api/control/checkouts).
 app::Reply SimTransitionDomain(app::Ctx& ctx);  // POST /_sim/domains/:id/transition
+// From the public reference, not the spec (Part 4.11):
+app::Reply RemoveUnusedDomains(app::Ctx& ctx);  // domains.remove_unused  DELETE /v2/domains
 }  // namespace emsim::api

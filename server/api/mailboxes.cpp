@@ -45,4 +45,49 @@ app::Reply MailboxDetails(app::Ctx& ctx) {
   });
 }
 
+app::Reply AssignMailboxes(app::Ctx& ctx) {
+  // {"<domainId>": [{firstName, lastName, mailboxUsername, domainName}]}, shape checked by the schema.
+  std::vector<model::AssignRequest> in;
+  for (const auto& [domain_id, list] : ctx.req.body.items()) {
+    model::AssignRequest r{domain_id, {}};
+    for (const auto& m : list)
+      r.mailboxes.push_back({m.at("firstName").get<std::string>(), m.at("lastName").get<std::string>(),
+                             m.at("mailboxUsername").get<std::string>(), m.at("domainName").get<std::string>()});
+    in.push_back(std::move(r));
+  }
+  auto done = ctx.Write([&](model::State& s) { return model::AssignMailboxes(s, ctx.caller, in, ctx.now); });
+  if (!done) return done.error();
+  // https://docs.zapmail.ai/v1/assign-new-mailboxes-to-domains-13490321e0: data null.
+  return app::Envelope("Mailboxes will be assigned shortly", nullptr);
+}
+
+app::Reply UpdateMailboxes(app::Ctx& ctx) {
+  std::vector<model::MailboxUpdate> in;
+  for (const auto& m : ctx.req.body.at("mailboxData")) {
+    model::MailboxUpdate u;
+    u.mailboxId = m.at("mailboxId").get<std::string>();
+    u.firstName = m.at("firstName").get<std::string>();
+    u.lastName = m.at("lastName").get<std::string>();
+    u.username = m.at("username").get<std::string>();
+    if (m.contains("profilePicture") && !m["profilePicture"].is_null()) u.profilePicture = m["profilePicture"].get<std::string>();
+    u.removeProfilePicture = m.value("removeProfilePicture", false);
+    in.push_back(std::move(u));
+  }
+  auto done = ctx.Write([&](model::State& s) { return model::UpdateMailboxes(s, ctx.caller, in, ctx.now); });
+  if (!done) return done.error();
+  return app::Envelope("Mailboxes updated successfully", nullptr);
+}
+
+app::Reply ScheduleMailboxRemoval(app::Ctx& ctx) {
+  const json& b = ctx.req.body;
+  const auto ids = b.value("mailboxIds", std::vector<std::string>{});
+  const bool remove = b.at("remove").get<bool>();
+  auto done = ctx.Write([&](model::State& s) { return model::ScheduleMailboxRemoval(s, ctx.caller, ids, remove, ctx.now); });
+  if (!done) return done.error();
+  // https://docs.zapmail.ai/remove-mailboxes-on-next-renewal-13490521e0: {message, data: null}.
+  return app::Json({{"message", remove ? "Mailbox will be removed on next renewal"
+                                       : "Mailbox removal on next renewal cancelled"},
+                    {"data", nullptr}});
+}
+
 }  // namespace emsim::api

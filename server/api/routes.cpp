@@ -21,6 +21,7 @@
 #include "api/control/scenarios.hpp"
 #include "api/control/sinks.hpp"
 #include "api/subscriptions.hpp"
+#include "api/wallet.hpp"
 #include "api/webhooks.hpp"
 #include "api/workspaces.hpp"
 
@@ -67,6 +68,17 @@ const std::map<std::string_view, app::Handler>& Handlers() {
     {"webhooks.create",                     &api::CreateWebhookEndpoint},
     {"webhooks.list",                       &api::ListWebhookEndpoints},
     {"webhooks.update",                     &api::UpdateWebhookEndpoint},
+    // ---- Part 4.11: from the public reference, not the spec (README, "Operations from the public reference")
+    {"users.details",                       &api::UserDetails},
+    {"workspaces.create",                   &api::CreateWorkspace},
+    {"workspaces.update",                   &api::UpdateWorkspace},
+    {"mailboxes.assign",                    &api::AssignMailboxes},
+    {"mailboxes.update",                    &api::UpdateMailboxes},
+    {"mailboxes.scheduled_removal",         &api::ScheduleMailboxRemoval},
+    {"wallet.balance",                      &api::WalletBalance},
+    {"wallet.add_balance",                  &api::AddWalletBalance},
+    {"wallet.auto_recharge",                &api::EnableAutoRecharge},
+    {"domains.remove_unused",               &api::RemoveUnusedDomains},
     // ---- /_sim control plane (DESIGN.md) --------------------------------------------------------
     {"sim.health",                          &api::SimHealth},
     {"sim.openapi",                         &api::SimOpenApi},

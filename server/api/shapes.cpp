@@ -29,6 +29,7 @@ json DnsCheckRecord(const model::Domain& d) {
 json CheckoutRecord(const model::Checkout& c, const std::string& url) {
   return {{"id", c.id},
           {"url", url},
+          {"purpose", c.purpose},
           {"status", c.status},
           {"domainName", c.domainName},
           {"years", c.years},

@@ -3,7 +3,9 @@
 #include "model/domain_purchase.hpp"
 #include "model/domains.hpp"
 #include "model/exports.hpp"
+#include "model/mailboxes.hpp"
 #include "model/placement_tests.hpp"
+#include "model/wallet.hpp"
 #include "model/webhooks.hpp"
 
 namespace emsim::cli {
@@ -27,6 +29,16 @@ void Wire(Services& svc) {
   // ---- Part 4.5 exports: an accepted export runs `exportSeconds` later (fixture timings).
   sched.Register("exports.run", [](model::State& s, const model::Job& j, model::Millis at) {
     model::RunExport(s, j.args.Parse().at("exportId").get<std::string>(), at);
+  });
+  // Mailboxes assigned through POST /v1/mailbox/assign-new (from the public reference) become
+  // ACTIVE `mailboxActivationSeconds` later (model/mailboxes.hpp).
+  sched.Register(model::kMailboxActivateJob, [](model::State& s, const model::Job& j, model::Millis at) {
+    model::ActivateAssignedMailboxes(s, j.args.Parse(), at);
+  });
+  // Wallet auto recharge (from the public reference): a debit that left the wallet below its
+  // threshold schedules the recharge, due at once (model/wallet.hpp).
+  sched.Register(model::kAutoRechargeJob, [](model::State& s, const model::Job& j, model::Millis at) {
+    model::RunAutoRecharge(s, j.args.Parse().at("accountId").get<std::string>(), at);
   });
   // Part 4.7 test orders: PENDING -> RUNNING -> COMPLETED (model/placement_tests.hpp).
   sched.Register(model::kPlacementAdvanceJob, [](model::State& s, const model::Job& j, model::Millis at) {

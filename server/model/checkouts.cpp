@@ -47,6 +47,13 @@ Result<const Checkout*> CompleteDomainCheckout(State& s, const std::string& id, 
   Checkout* c = s.checkouts.Find(id);
   if (!c) return Error::NotFound("Checkout " + id + " not found");
   if (c->status != CheckoutStatus::kPending) return AlreadyPaid("Checkout", id, c->paidAt);
+  if (c->purpose == kCheckoutForWallet) {  // wallet.add_balance: paying it credits the wallet
+    Account* account = s.accounts.Find(c->accountId);
+    if (!account) return Error::Internal("checkout's account is missing");
+    MarkPaid(*c, PaidWith::kCheckout, now);
+    CreditWalletTopUp(s, *account, *c, now);
+    return c;
+  }
   if (IsTaken(s, c->domainName))
     return Error::Validation("domainName", c->domainName + " has been registered since this checkout was opened; "
                                            "it can no longer be bought");

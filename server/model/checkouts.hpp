@@ -7,9 +7,10 @@
 // what was bought is delivered. A checkout never completed is abandoned: nothing was deducted,
 // nothing expires, it stays open.
 //
-// Two purchases go through it, each keeping its record, its route and its JSON (DESIGN.md: the
+// Three purchases go through it, each keeping its record, its route and its JSON (DESIGN.md: the
 // control plane's paths and fields are a contract, and state dumps keep loading):
 //   domains.buy               State::checkouts       /_sim/checkout/:id             Part 4.4 paymentLink
+//   wallet.add_balance        State::checkouts       /_sim/checkout/:id             paymentLink (public reference)
 //   placement_tests.purchase  State::placementCarts  /_sim/placement-checkouts/:id  Part 4.7 checkoutUrl
 // Invoices (model/invoices.hpp) record what was charged, paid with the same PaidWith.
 #include <string>
@@ -33,7 +34,8 @@ void MarkPaid(Invoice& invoice, PaidWith how, Millis now);
 // GET /_sim/checkout/:id. Unknown id: 404.
 Result<const Checkout*> FindDomainCheckout(const State& s, const std::string& id);
 // POST /_sim/checkout/:id/complete: pays an open domain checkout, and the domain is created as a
-// wallet purchase creates it (model/domain_purchase.hpp). Unknown id: 404. Already paid: 400
+// wallet purchase creates it (model/domain_purchase.hpp); a wallet top-up checkout credits the
+// wallet instead (model/wallet.hpp). Unknown id: 404. Already paid: 400
 // naming id. Name taken in the meantime: 400 naming domainName (the checkout stays open).
 Result<const Checkout*> CompleteDomainCheckout(State& s, const std::string& id, Millis now);
 

@@ -1,5 +1,7 @@
 #include "model/domains.hpp"
 
+#include <algorithm>
+
 #include <set>
 
 #include "core/messages.hpp"
@@ -163,6 +165,21 @@ void ApplyDomainSetting(State& s, DomainSetting setting, const json& args, Milli
       }
     });
   }
+}
+
+Result<std::vector<std::string>> RemoveUnusedDomains(State& s, const Caller& caller, const std::vector<std::string>& ids) {
+  const State& read = s;
+  std::vector<std::string> targets;
+  for (const auto& id : ids) {
+    const Domain* d = read.domains.Find(id);
+    if (!d || d->workspaceId != caller.workspaceId) return Error::NotFound("Domain " + id + " not found");
+    if (auto it = read.mailboxesByDomain.find(id); it != read.mailboxesByDomain.end() && !it->second.empty())
+      return Error::Validation("ids", "domain " + d->domain + " holds " + std::to_string(it->second.size()) +
+                                          " mailboxes; only unused domains can be removed");
+    if (std::find(targets.begin(), targets.end(), id) == targets.end()) targets.push_back(id);
+  }
+  for (const auto& id : targets) s.RemoveDomain(id);
+  return targets;
 }
 
 }  // namespace emsim::model

@@ -72,4 +72,12 @@ Result<std::int64_t> ScheduleDomainSetting(State& s, const Caller& caller, Domai
 // The job: sets the fields on every domain named in the job's args (`domainIds`, `email`).
 void ApplyDomainSetting(State& s, DomainSetting setting, const json& args, Millis now);
 
+// ---- From the public reference, not the spec (Part 4.11 names domains without a path) ---------
+
+// DELETE /v2/domains {ids} (https://docs.zapmail.ai/remove-unused-domains-13521144e0): removes
+// domains of the caller's workspace that hold no mailbox, all or nothing. Unknown or another
+// workspace's id: 404; a domain with mailboxes: 400 naming ids (gap decision: "unused" is "holds
+// no mailbox"; emsim does not tell connected from bought domains apart here). Answers the ids.
+Result<std::vector<std::string>> RemoveUnusedDomains(State& s, const Caller& caller, const std::vector<std::string>& ids);
+
 }  // namespace emsim::model

@@ -84,6 +84,7 @@ void WriteMailboxRecord(W& w, const State& s, const Mailbox& m) {
       .Key("id").String(m.id)
       .Key("lastName").String(m.lastName)
       .Key("profilePicture").String(m.profilePicture)
+      .Key("removeOnNextRenewal").Bool(m.removeOnNextRenewal)
       .Key("status").String(core::NameOf(m.status))
       .Key("username").String(m.username)
       .EndObject();

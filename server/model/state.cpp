@@ -21,10 +21,28 @@
     NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, __VA_ARGS__))                      \
   }
 
+// A field added after dumps were in use is written only when it is not at its default, so a world
+// that never used it dumps exactly as before (state documents and data dirs stay comparable);
+// loading takes it when present, the default when absent.
+#define EMSIM_JSON_FROM_WITH_DEFAULT(Type, ...)                                                                  \
+  void from_json(const nlohmann::json& nlohmann_json_j, Type& nlohmann_json_t) {                                 \
+    Type nlohmann_json_default_obj;                                                                              \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, __VA_ARGS__))                      \
+  }
+#define EMSIM_JSON_TO_BASE(...) NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))
+
 namespace emsim::model {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(User, id, email, firstName, lastName)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Account, id, apiKey, user, walletCents)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AutoRecharge, enabled, thresholdCents, amountCents)
+// autoRecharge (wallet.auto_recharge) came later: written once it was ever changed from the defaults.
+void to_json(nlohmann::json& nlohmann_json_j, const Account& nlohmann_json_t) {
+  EMSIM_JSON_TO_BASE(id, apiKey, user, walletCents)
+  const AutoRecharge& r = nlohmann_json_t.autoRecharge;
+  if (r.enabled || r.thresholdCents != AutoRecharge{}.thresholdCents || r.amountCents != AutoRecharge{}.amountCents)
+    nlohmann_json_j["autoRecharge"] = r;
+}
+EMSIM_JSON_FROM_WITH_DEFAULT(Account, id, apiKey, user, walletCents, autoRecharge)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BillingDetails, id, userId, firstName, lastName, workspaceId,
                                                 company, addressLineOne, addressLineTwo, addressLineThree, city,
                                                 state, country, postalCode, phoneCc, phone, languagePreference)
@@ -37,9 +55,14 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Domain, id, accountId, workspace
                                                 catchAllEmail, catchAllEmailAdded, nameServers, purchaseType,
                                                 serviceProvider, registeredOn, expireOn, isWarmedUp, healthScore,
                                                 healthErrorMessage, healthLabel, tags, dns)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Mailbox, id, accountId, workspaceId, domainId, username,
-                                                firstName, lastName, status, profilePicture, assignedOn, expireOn,
-                                                createdAt)
+// removeOnNextRenewal (mailboxes.scheduled_removal) came later: written only when set.
+void to_json(nlohmann::json& nlohmann_json_j, const Mailbox& nlohmann_json_t) {
+  EMSIM_JSON_TO_BASE(id, accountId, workspaceId, domainId, username, firstName, lastName, status, profilePicture,
+                     assignedOn, expireOn, createdAt)
+  if (nlohmann_json_t.removeOnNextRenewal) nlohmann_json_j["removeOnNextRenewal"] = true;
+}
+EMSIM_JSON_FROM_WITH_DEFAULT(Mailbox, id, accountId, workspaceId, domainId, username, firstName, lastName, status,
+                             profilePicture, assignedOn, expireOn, createdAt, removeOnNextRenewal)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Subscription, id, accountId, subscriptionId, subscriptionStatus,
                                                 plan, planKey, price, totalMailboxQuantity, periodStart, periodEnd,
                                                 subscriptionCreationDate, planUpgradeCancelPossible,
@@ -56,8 +79,14 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PlacementTest, id, accountId, wo
                                                 mailboxEmail, status, createdAt, updatedAt)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CatalogueEntry, domainName, domainPriceCents, renewPriceCents)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Plan, key, plan, price, totalMailboxQuantity, placementCredits)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Checkout, id, accountId, workspaceId, domainName, years, amountCents,
-                                                status, paidWith, domainId, createdAt, paidAt)
+// purpose (wallet.add_balance) came later: written only for a wallet top-up.
+void to_json(nlohmann::json& nlohmann_json_j, const Checkout& nlohmann_json_t) {
+  EMSIM_JSON_TO_BASE(id, accountId, workspaceId, domainName, years, amountCents, status, paidWith, domainId, createdAt,
+                     paidAt)
+  if (nlohmann_json_t.purpose != kCheckoutForDomain) nlohmann_json_j["purpose"] = nlohmann_json_t.purpose;
+}
+EMSIM_JSON_FROM_WITH_DEFAULT(Checkout, id, accountId, workspaceId, purpose, domainName, years, amountCents, status,
+                             paidWith, domainId, createdAt, paidAt)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Address, name, address)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Email, id, accountId, workspaceId, account, threadId, messageId,
                                                 subject, snippet, date, from, to, cc, size, labels, folderPath,
@@ -163,6 +192,15 @@ Domain& State::AddDomain(Domain d) {
   Domain& added = domains.Insert(std::move(d));
   domainsByWorkspace[added.workspaceId].push_back(added.id);
   return added;
+}
+
+void State::RemoveDomain(const std::string& domain_id) {
+  const Domain* d = domains.Find(domain_id);
+  if (!d) return;
+  auto& ids = domainsByWorkspace[d->workspaceId];
+  std::erase(ids, domain_id);
+  mailboxesByDomain.erase(domain_id);
+  domains.Erase(domain_id);
 }
 
 Mailbox& State::AddMailbox(Mailbox m) {
@@ -370,7 +408,11 @@ constexpr Cents kMaxLoadedCents = 1'000'000'000'000'000;
 void CheckRanges(const State& s) {
   const RangeCheck c;
   for (const auto& [key, seconds] : s.timings) c.Range("timings", key, "", seconds, 0, kMaxTimingSeconds);
-  for (const auto& a : s.accounts) c.Range("accounts", a.id, "walletCents", a.walletCents, 0, kMaxLoadedCents);
+  for (const auto& a : s.accounts) {
+    c.Range("accounts", a.id, "walletCents", a.walletCents, 0, kMaxLoadedCents);
+    c.Range("accounts", a.id, "autoRecharge.thresholdCents", a.autoRecharge.thresholdCents, 0, kMaxLoadedCents);
+    c.Range("accounts", a.id, "autoRecharge.amountCents", a.autoRecharge.amountCents, 0, kMaxLoadedCents);
+  }
   for (const auto& m : s.walletMovements) {
     c.Range("walletMovements", m.id, "amountCents", m.amountCents, -kMaxLoadedCents, kMaxLoadedCents);
     c.Range("walletMovements", m.id, "balanceCents", m.balanceCents, 0, kMaxLoadedCents);
@@ -575,9 +617,13 @@ State LoadState(const json& j) {
   for (const auto& d : s.domains)
     if (!s.workspaces.Contains(d.workspaceId))
       throw std::invalid_argument("state.domains: " + d.id + " names unknown workspace " + d.workspaceId);
-  for (const auto& c : s.checkouts)
+  for (const auto& c : s.checkouts) {
     if (!s.workspaces.Contains(c.workspaceId))
       throw std::invalid_argument("state.checkouts: " + c.id + " names unknown workspace " + c.workspaceId);
+    if (c.purpose != kCheckoutForDomain && c.purpose != kCheckoutForWallet)
+      throw std::invalid_argument("state.checkouts: " + c.id + ".purpose must be " + kCheckoutForDomain + " or " +
+                                  kCheckoutForWallet);
+  }
   for (const auto& m : s.mailboxes)
     if (!s.domains.Contains(m.domainId))
       throw std::invalid_argument("state.mailboxes: " + m.id + " names unknown domain " + m.domainId);

@@ -30,11 +30,21 @@ struct User {
   std::string id, email, firstName, lastName;
 };
 
+// Auto recharge of the wallet, from the public reference, not the spec
+// (https://docs.zapmail.ai/enable-auto-recharge-13490713e0): `threshold` and
+// `minimumRechargeAmount` default to $20 and $50 there.
+struct AutoRecharge {
+  bool enabled = false;
+  Cents thresholdCents = 2000;
+  Cents amountCents = 5000;
+};
+
 struct Account {
   std::string id;
   std::string apiKey;
   User user;
   Cents walletCents = 0;  // DESIGN.md: the wallet belongs to the account
+  AutoRecharge autoRecharge;
 };
 
 struct BillingDetails {
@@ -87,6 +97,8 @@ struct Mailbox {
   MailboxStatus status = MailboxStatus::kActive;
   std::optional<std::string> profilePicture;
   Millis assignedOn = 0, expireOn = 0, createdAt = 0;
+  // Marked by PUT /v2/mailboxes/scheduled-removal (from the public reference, not the spec).
+  bool removeOnNextRenewal = false;
 };
 
 struct Subscription {
@@ -159,8 +171,14 @@ struct CatalogueEntry {
 // A domain purchase waiting for (or done with) payment (domains.buy). The payment link of
 // Part 4.4 points at /_sim/checkout/<id>; completing it there stands in for the user paying.
 // A wallet purchase is recorded as an already PAID checkout, so every purchase has a receipt.
+inline constexpr const char* kCheckoutForDomain = "domain";
+inline constexpr const char* kCheckoutForWallet = "wallet_topup";
+
 struct Checkout {
   std::string id, accountId, workspaceId;
+  // What completing it delivers: kCheckoutForDomain (domains.buy) or kCheckoutForWallet
+  // (wallet.add_balance: the wallet is credited amountCents; domainName stays empty).
+  std::string purpose = kCheckoutForDomain;
   std::string domainName;
   std::int64_t years = 1;
   Cents amountCents = 0;             // domainPrice x years at the time of the request
@@ -296,7 +314,7 @@ struct WalletMovement {
   std::string id, accountId;
   Cents amountCents = 0;   // negative: a debit
   Cents balanceCents = 0;  // the wallet after the movement
-  std::string reason;      // "set" (PUT /_sim/wallet), "domain_purchase", "placement_tests"
+  std::string reason;      // "set" (PUT /_sim/wallet), "domain_purchase", "placement_tests", "wallet_topup", "auto_recharge"
   std::string reference;   // what was paid: a checkout id (domain) or a cart id (placement tests)
   Millis createdAt = 0;
 };
@@ -499,7 +517,7 @@ struct State {
   // Rebuilt by RebuildIndexes (fixture load, state load) and kept current by the mutators below,
   // so a list answers in time proportional to its page, not to the whole state (list
   // latency at 100k mailboxes within 2x of 1k). Change these records ONLY through AddAccount,
-  // AddDomain, AddMailbox, SetMailboxStatus, AddWebhookEndpoint and SetWebhookEndpointUrl;
+  // AddDomain, RemoveDomain, AddMailbox, SetMailboxStatus, AddWebhookEndpoint and SetWebhookEndpointUrl;
   // IndexProblems() (checked by every HTTP test when its TestServer ends) catches a change that
   // bypassed them. Id vectors are in creation order.
   std::unordered_map<std::string, std::string> accountByApiKey;                         // key -> account id
@@ -516,6 +534,8 @@ struct State {
   Account& AddAccount(Account a);
   Domain& AddDomain(Domain d);
   Mailbox& AddMailbox(Mailbox m);
+  // Removes a domain that holds no mailbox (domains.remove_unused), keeping the indexes current.
+  void RemoveDomain(const std::string& domain_id);
   void SetMailboxStatus(Mailbox& m, MailboxStatus status);
   WebhookEndpoint& AddWebhookEndpoint(WebhookEndpoint e);
   void SetWebhookEndpointUrl(WebhookEndpoint& e, std::string url);
@@ -562,6 +582,7 @@ State LoadState(const json& j);
   void to_json(json& j, const T& v);         \
   void from_json(const json& j, T& v);
 EMSIM_DECLARE_JSON(User)
+EMSIM_DECLARE_JSON(AutoRecharge)
 EMSIM_DECLARE_JSON(Account)
 EMSIM_DECLARE_JSON(BillingDetails)
 EMSIM_DECLARE_JSON(Workspace)

@@ -70,6 +70,7 @@ Operation Parse(const json& e) {
   op.method = text("method");
   op.path = text("path");
   op.part = text("part");
+  if (e.contains("source")) op.source = text("source");
   op.access = Word<Access>(text("access"), {{"workspace", Access::kWorkspace}, {"account", Access::kAccount},
                                             {"control", Access::kControl}});
   op.body = Word<BodyFormat>(text("body"), {{"json", BodyFormat::kJson}, {"yaml", BodyFormat::kYaml}});

@@ -45,6 +45,7 @@ struct Operation {
   std::string method;   // GET, POST, PUT, PATCH, DELETE
   std::string path;     // "/v2/webhooks/endpoints/:id"
   std::string part;     // "Part 4.4", or "control plane"
+  std::string source;   // "public reference: <page URL>" for an operation the spec names without a path; else ""
   Access access = Access::kWorkspace;
   BodyFormat body = BodyFormat::kJson;
   BodySize bodyLimit = BodySize::kNormal;  // "bodyLimit", optional in the catalogue

@@ -2,6 +2,7 @@
 
 #include "api/shapes.hpp"
 #include "model/checkouts.hpp"
+#include "model/wallet.hpp"
 
 namespace emsim::api {
 
@@ -34,7 +35,14 @@ app::Reply SimCompleteCheckout(app::Ctx& ctx) {
   return ctx.Write([&](model::State& s) -> app::Reply {
     auto c = model::CompleteDomainCheckout(s, ctx.req.params.at("id"), ctx.now);
     if (!c) return c.error();
-    return app::Json({{"checkout", CheckoutRecord(**c, DomainCheckoutUrl(ctx.svc.baseUrl, (*c)->id))},
+    json checkout = CheckoutRecord(**c, DomainCheckoutUrl(ctx.svc.baseUrl, (*c)->id));
+    if ((*c)->purpose == model::kCheckoutForWallet) {  // a wallet top-up: the wallet it credited
+      const model::Account& a = *s.accounts.Find((*c)->accountId);
+      return app::Json({{"checkout", std::move(checkout)},
+                        {"wallet", {{"accountId", a.id}, {"balance", model::WholeDollars(a.walletCents)},
+                                    {"balanceCents", a.walletCents}, {"currency", "USD"}}}});
+    }
+    return app::Json({{"checkout", std::move(checkout)},
                       {"domain", DomainListRecord(s, *s.domains.Find(*(*c)->domainId))}});
   });
 }

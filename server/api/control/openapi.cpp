@@ -116,7 +116,12 @@ json OasOperation(const schema::Operation& op, const schema::Registry& schemas, 
   const json& request = schemas.Resolved(op.request);
   const json& req_props = request.contains("properties") ? request["properties"] : json::object();
   if (request.contains("title") && request["title"].is_string()) o["summary"] = request["title"];
-  o["description"] = std::string(op.Public() ? op.part + " of the spec" : "emsim's control plane") +
+  // An operation the spec names without a path says where its shape comes from instead.
+  const std::string origin = !op.source.empty() ? op.part + ", not the spec: " + op.source
+                             : op.Public()      ? op.part + " of the spec"
+                                                : std::string("emsim's control plane");
+  if (!op.source.empty()) o["x-emsim-source"] = op.source;
+  o["description"] = origin +
                      "; access " + OasAccessName(op.access) + ", effect " + OasEffectName(op.effect) +
                      ", envelope " + OasEnvelopeName(op.envelope) + ".";
   o["x-emsim-access"] = OasAccessName(op.access);
@@ -231,7 +236,11 @@ json OpenApiDocument(const schema::Registry& schemas, const std::string& base_ur
     if (op.Public()) parts.insert(op.part);
   }
   json tags = json::array();
-  for (const auto& p : parts) tags.push_back({{"name", p}, {"description", "the spec's " + p}});
+  for (const auto& p : parts)
+    tags.push_back({{"name", p},
+                    {"description", p.find("public reference") != std::string::npos
+                                        ? "operations the spec names without a path, shaped after the public reference"
+                                        : "the spec's " + p}});
   tags.push_back({{"name", "control plane"}, {"description", "/_sim: emsim's own control plane (clock, state, faults, sinks, ...)"}});
 
   return {{"openapi", "3.1.0"},

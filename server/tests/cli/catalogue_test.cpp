@@ -55,7 +55,7 @@ schema::Registry* CatalogueTest::registry_ = nullptr;
 TEST_F(CatalogueTest, HoldsEveryOperationWithItsSchemasEnvelopeAndEffect) {
   const auto& all = Registry().Operations().All();
   ASSERT_EQ(all.size(), Document()["operations"].size());
-  size_t public_ops = 0;
+  size_t public_ops = 0, from_reference = 0;
   std::set<std::string> ids;
   for (const auto& op : all) {
     EXPECT_TRUE(ids.insert(op.id).second) << op.id;
@@ -66,12 +66,21 @@ TEST_F(CatalogueTest, HoldsEveryOperationWithItsSchemasEnvelopeAndEffect) {
       EXPECT_EQ(op.response, "responses/" + op.id);
       EXPECT_TRUE(Registry().Has(op.response)) << op.id;
       EXPECT_EQ(op.part.rfind("Part 4.", 0), 0u) << op.id << ": " << op.part;
+      // Part 4.11 names operations without paths: each one emsim has says which page of the
+      // public reference its shape comes from, and only those carry a source.
+      const bool reference = op.part == "Part 4.11 (from the public reference)";
+      EXPECT_EQ(reference, !op.source.empty()) << op.id;
+      if (reference) {
+        ++from_reference;
+        EXPECT_EQ(op.source.rfind("public reference: https://docs.zapmail.ai/", 0), 0u) << op.id << ": " << op.source;
+      }
     } else {
       EXPECT_EQ(op.path.rfind("/_sim/", 0), 0u) << op.id;
     }
   }
-  // Part 4.1 to 4.10: 24 public operations.
-  EXPECT_EQ(public_ops, 24u);
+  // Part 4.1 to 4.10: 24 public operations; Part 4.11: 10 from the public reference.
+  EXPECT_EQ(public_ops, 34u);
+  EXPECT_EQ(from_reference, 10u);
   const schema::Operation* buy = Registry().Operations().Find("domains.buy");
   ASSERT_NE(buy, nullptr);
   EXPECT_EQ(buy->method, "POST");

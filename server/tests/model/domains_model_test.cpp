@@ -17,8 +17,8 @@ using testing::kFixtureStartMs;  // 2026-01-01T09:00:00.000Z
 State DomainsWorld() {
   State s;
   s.ids = IdGenerator(7);
-  s.accounts.Insert({"acc_ann", "key_ann", {"usr_ann", "ann@example.com", "Ann", "A"}, 5000});
-  s.accounts.Insert({"acc_bob", "key_bob", {"usr_bob", "bob@example.com", "Bob", "B"}, 0});
+  s.accounts.Insert({"acc_ann", "key_ann", {"usr_ann", "ann@example.com", "Ann", "A"}, 5000, {}});
+  s.accounts.Insert({"acc_bob", "key_bob", {"usr_bob", "bob@example.com", "Bob", "B"}, 0, {}});
   s.workspaces.Insert({"ws_ann", "acc_ann", "Ann", true, std::nullopt, kFixtureStartMs});
   s.workspaces.Insert({"ws_bob", "acc_bob", "Bob", true, std::nullopt, kFixtureStartMs});
   auto domain = [&](std::string id, std::string ws, std::string acc, std::string name, std::string status) {
