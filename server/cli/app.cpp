@@ -268,4 +268,13 @@ void App::Wait() {
   if (serve_thread_.joinable()) serve_thread_.join();
 }
 
+sigset_t BlockStopSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return signals;
+}
+
 }  // namespace emsim::cli

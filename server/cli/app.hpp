@@ -1,6 +1,7 @@
 #pragma once
 // Wires clock, scheduler, store, schema registry, router and HTTP server. Tests construct an
 // App on port 0 in-process; main() constructs one from flags.
+#include <csignal>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -108,5 +109,10 @@ http::ServerOptions TransportOptions(const Options& o);
 // Registers every job runner and reset hook of the later layers (domains, exports, placement
 // tests, webhook delivery, sinks, faults). One place, so start-up wiring is visible at once.
 void Wire(Services& svc);
+
+// Blocks SIGINT and SIGTERM in the calling thread and in every thread it starts later, and answers
+// the set: the server's threads never take them, the main thread sigwaits for them (emsim serve,
+// emsim proxy) and shuts down in order.
+sigset_t BlockStopSignals();
 
 }  // namespace emsim::cli

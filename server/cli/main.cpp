@@ -162,12 +162,7 @@ int Serve(const std::vector<std::string>& args) {
     Die(e.what());
   }
 
-  // Block SIGINT/SIGTERM in every thread; the main thread waits for them below.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  sigset_t signals = emsim::cli::BlockStopSignals();
 
   try {
     emsim::cli::App app(o);

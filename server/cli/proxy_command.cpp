@@ -136,12 +136,7 @@ int ProxyCommand(const std::vector<std::string>& args) {
     std::cerr << "emsim: " << e.what() << "\n";
     return 2;
   }
-  // SIGINT/SIGTERM blocked in every thread; this one waits for them (as `emsim serve` does).
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  sigset_t signals = BlockStopSignals();
   try {
     ProxyServer server(flags);
     const int port = server.Start();

@@ -38,4 +38,16 @@ inline bool ContainsFolded(std::string_view haystack, std::string_view needle_lo
   return it != haystack.end();
 }
 
+// A member name as one segment of a JSON pointer (RFC 6901: '~' is "~0", '/' is "~1"), so a field
+// path in a report or a mismatch line can be followed back into the document.
+inline std::string JsonPointerSegment(std::string_view key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
 }  // namespace emsim::model

@@ -21,89 +21,6 @@
     NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, __VA_ARGS__))                      \
   }
 
-// A field added after dumps were in use is written only when it is not at its default, so a world
-// that never used it dumps exactly as before (state documents and data dirs stay comparable);
-// loading takes it when present, the default when absent.
-#define EMSIM_JSON_FROM_WITH_DEFAULT(Type, ...)                                                                  \
-  void from_json(const nlohmann::json& nlohmann_json_j, Type& nlohmann_json_t) {                                 \
-    Type nlohmann_json_default_obj;                                                                              \
-    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, __VA_ARGS__))                      \
-  }
-#define EMSIM_JSON_TO_BASE(...) NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))
-
-namespace emsim::model {
-
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(User, id, email, firstName, lastName)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AutoRecharge, enabled, thresholdCents, amountCents)
-// autoRecharge (wallet.auto_recharge) came later: written once it was ever changed from the defaults.
-void to_json(nlohmann::json& nlohmann_json_j, const Account& nlohmann_json_t) {
-  EMSIM_JSON_TO_BASE(id, apiKey, user, walletCents)
-  const AutoRecharge& r = nlohmann_json_t.autoRecharge;
-  if (r.enabled || r.thresholdCents != AutoRecharge{}.thresholdCents || r.amountCents != AutoRecharge{}.amountCents)
-    nlohmann_json_j["autoRecharge"] = r;
-}
-EMSIM_JSON_FROM_WITH_DEFAULT(Account, id, apiKey, user, walletCents, autoRecharge)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BillingDetails, id, userId, firstName, lastName, workspaceId,
-                                                company, addressLineOne, addressLineTwo, addressLineThree, city,
-                                                state, country, postalCode, phoneCc, phone, languagePreference)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Workspace, id, accountId, name, isDefault, billingDetails,
-                                                createdAt)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DnsState, spf, dmarc, dkim, mx)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Domain, id, accountId, workspaceId, domain, status, createdAt,
-                                                updatedAt, forwardTo, forwardToAddedOnReseller, dmarcEmail,
-                                                dmarcEmailAddedToReseller, forwardingEmail, forwardingEmailAdded,
-                                                catchAllEmail, catchAllEmailAdded, nameServers, purchaseType,
-                                                serviceProvider, registeredOn, expireOn, isWarmedUp, healthScore,
-                                                healthErrorMessage, healthLabel, tags, dns)
-// removeOnNextRenewal (mailboxes.scheduled_removal) came later: written only when set.
-void to_json(nlohmann::json& nlohmann_json_j, const Mailbox& nlohmann_json_t) {
-  EMSIM_JSON_TO_BASE(id, accountId, workspaceId, domainId, username, firstName, lastName, status, profilePicture,
-                     assignedOn, expireOn, createdAt)
-  if (nlohmann_json_t.removeOnNextRenewal) nlohmann_json_j["removeOnNextRenewal"] = true;
-}
-EMSIM_JSON_FROM_WITH_DEFAULT(Mailbox, id, accountId, workspaceId, domainId, username, firstName, lastName, status,
-                             profilePicture, assignedOn, expireOn, createdAt, removeOnNextRenewal)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Subscription, id, accountId, subscriptionId, subscriptionStatus,
-                                                plan, planKey, price, totalMailboxQuantity, periodStart, periodEnd,
-                                                subscriptionCreationDate, planUpgradeCancelPossible,
-                                                paymentFailureMessage, invoiceDetails, placementCredits)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DnsShieldSubscription, id, accountId, subscriptionId, planType,
-                                                totalSlots, totalUsedSlots, status)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Invoice, id, accountId, description, amountCents, currency, status,
-                                                paidWith, createdAt, paidAt)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CreditUse, subscriptionId, credits)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PlacementCart, id, accountId, workspaceId, testName, placementType,
-                                                totalCostCents, invoiceId, status, walletUsed, checkoutSession,
-                                                creditsUsed, orderIds, createdAt, paidAt)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PlacementTest, id, accountId, workspaceId, cartOrderId, mailboxId,
-                                                mailboxEmail, status, createdAt, updatedAt)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CatalogueEntry, domainName, domainPriceCents, renewPriceCents)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Plan, key, plan, price, totalMailboxQuantity, placementCredits)
-// purpose (wallet.add_balance) came later: written only for a wallet top-up.
-void to_json(nlohmann::json& nlohmann_json_j, const Checkout& nlohmann_json_t) {
-  EMSIM_JSON_TO_BASE(id, accountId, workspaceId, domainName, years, amountCents, status, paidWith, domainId, createdAt,
-                     paidAt)
-  if (nlohmann_json_t.purpose != kCheckoutForDomain) nlohmann_json_j["purpose"] = nlohmann_json_t.purpose;
-}
-EMSIM_JSON_FROM_WITH_DEFAULT(Checkout, id, accountId, workspaceId, purpose, domainName, years, amountCents, status,
-                             paidWith, domainId, createdAt, paidAt)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Address, name, address)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Email, id, accountId, workspaceId, account, threadId, messageId,
-                                                subject, snippet, date, from, to, cc, size, labels, folderPath,
-                                                isRead, isStarred, hasAttachments)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ExportAppResult, app, status, rows, accountEmail, sentMailboxes,
-                                                error)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MailboxExport, id, accountId, workspaceId, apps, mailboxIds, filters,
-                                                status, createdAt, completedAt, failureReason, reconnectedAt,
-                                                results, csv)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ThirdPartyAccount, id, accountId, app, email, passwordFingerprint,
-                                                createdAt, updatedAt)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Tenant, id, templateId, tag, createdAt)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Event, id, type, accountId, createdMs, apiVersion, data)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Job, seq, dueMs, kind, args)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WebhookEndpoint, id, accountId, url, enabledEvents, status, secret,
-                                                consecutiveFailures, createdAt, updatedAt, disabledAt,
-                                                disabledReason)
 // Like NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT, but the dump leaves out the members listed in
 // OMIT (an array of names) while they hold their defaults: members added for a feature dump
 // nothing in a world that does not use it, so a dump written before them loads and dumps byte for
@@ -124,6 +41,67 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WebhookEndpoint, id, accountId, 
     Type nlohmann_json_default_obj;                                                                 \
     NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, __VA_ARGS__))         \
   }
+
+namespace emsim::model {
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(User, id, email, firstName, lastName)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AutoRecharge, enabled, thresholdCents, amountCents)
+// autoRecharge (wallet.auto_recharge) came later: written once it was ever changed from the defaults.
+constexpr const char* kAccountOptional[] = {"autoRecharge"};
+EMSIM_JSON_OMITTING_DEFAULTS(Account, kAccountOptional, id, apiKey, user, walletCents, autoRecharge)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BillingDetails, id, userId, firstName, lastName, workspaceId,
+                                                company, addressLineOne, addressLineTwo, addressLineThree, city,
+                                                state, country, postalCode, phoneCc, phone, languagePreference)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Workspace, id, accountId, name, isDefault, billingDetails,
+                                                createdAt)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DnsState, spf, dmarc, dkim, mx)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Domain, id, accountId, workspaceId, domain, status, createdAt,
+                                                updatedAt, forwardTo, forwardToAddedOnReseller, dmarcEmail,
+                                                dmarcEmailAddedToReseller, forwardingEmail, forwardingEmailAdded,
+                                                catchAllEmail, catchAllEmailAdded, nameServers, purchaseType,
+                                                serviceProvider, registeredOn, expireOn, isWarmedUp, healthScore,
+                                                healthErrorMessage, healthLabel, tags, dns)
+// removeOnNextRenewal (mailboxes.scheduled_removal) came later: written only when set.
+constexpr const char* kMailboxOptional[] = {"removeOnNextRenewal"};
+EMSIM_JSON_OMITTING_DEFAULTS(Mailbox, kMailboxOptional, id, accountId, workspaceId, domainId, username, firstName,
+                             lastName, status, profilePicture, assignedOn, expireOn, createdAt, removeOnNextRenewal)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Subscription, id, accountId, subscriptionId, subscriptionStatus,
+                                                plan, planKey, price, totalMailboxQuantity, periodStart, periodEnd,
+                                                subscriptionCreationDate, planUpgradeCancelPossible,
+                                                paymentFailureMessage, invoiceDetails, placementCredits)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DnsShieldSubscription, id, accountId, subscriptionId, planType,
+                                                totalSlots, totalUsedSlots, status)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Invoice, id, accountId, description, amountCents, currency, status,
+                                                paidWith, createdAt, paidAt)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CreditUse, subscriptionId, credits)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PlacementCart, id, accountId, workspaceId, testName, placementType,
+                                                totalCostCents, invoiceId, status, walletUsed, checkoutSession,
+                                                creditsUsed, orderIds, createdAt, paidAt)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PlacementTest, id, accountId, workspaceId, cartOrderId, mailboxId,
+                                                mailboxEmail, status, createdAt, updatedAt)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CatalogueEntry, domainName, domainPriceCents, renewPriceCents)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Plan, key, plan, price, totalMailboxQuantity, placementCredits)
+// purpose (wallet.add_balance) came later: written only for a wallet top-up.
+constexpr const char* kCheckoutOptional[] = {"purpose"};
+EMSIM_JSON_OMITTING_DEFAULTS(Checkout, kCheckoutOptional, id, accountId, workspaceId, purpose, domainName, years,
+                             amountCents, status, paidWith, domainId, createdAt, paidAt)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Address, name, address)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Email, id, accountId, workspaceId, account, threadId, messageId,
+                                                subject, snippet, date, from, to, cc, size, labels, folderPath,
+                                                isRead, isStarred, hasAttachments)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ExportAppResult, app, status, rows, accountEmail, sentMailboxes,
+                                                error)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MailboxExport, id, accountId, workspaceId, apps, mailboxIds, filters,
+                                                status, createdAt, completedAt, failureReason, reconnectedAt,
+                                                results, csv)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ThirdPartyAccount, id, accountId, app, email, passwordFingerprint,
+                                                createdAt, updatedAt)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Tenant, id, templateId, tag, createdAt)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Event, id, type, accountId, createdMs, apiVersion, data)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Job, seq, dueMs, kind, args)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WebhookEndpoint, id, accountId, url, enabledEvents, status, secret,
+                                                consecutiveFailures, createdAt, updatedAt, disabledAt,
+                                                disabledReason)
 constexpr const char* kDeliveryOptional[] = {"injected"};
 constexpr const char* kSinkBehaviourOptional[] = {"receiver", "toleranceSeconds"};
 constexpr const char* kSinkOptional[] = {"processing"};

@@ -1,5 +1,7 @@
 #include "scenario/match.hpp"
 
+#include "core/text.hpp"
+
 #include <cmath>
 #include <cstdlib>
 #include <exception>
@@ -94,17 +96,7 @@ const std::set<std::string>& TypeNames() {
   return t;
 }
 
-std::string Escape(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
-  }
-  return out;
-}
-
-std::string Child(const std::string& path, const std::string& key) { return path + "/" + Escape(key); }
+std::string Child(const std::string& path, const std::string& key) { return path + "/" + model::JsonPointerSegment(key); }
 std::string Child(const std::string& path, size_t i) { return path + "/" + std::to_string(i); }
 
 bool HasType(const json& v, const std::string& type) {

@@ -1,5 +1,7 @@
 #include "schema/answer_check.hpp"
 
+#include "core/text.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <set>
@@ -8,17 +10,6 @@
 namespace emsim::schema {
 
 namespace {
-
-// The JSON pointer segment of a member name (RFC 6901: '~' and '/' escaped).
-std::string PointerSegment(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
-  }
-  return out;
-}
 
 // The registry's wording for a value outside a schema's enum (registry.cpp, Describe).
 bool IsEnumIssue(const Issue& issue) {
@@ -35,7 +26,7 @@ std::string GroupedPointer(const Issue& issue, const json& body) {
       const size_t k = std::strtoul(seg.c_str(), nullptr, 10);
       node = k < node->size() ? &(*node)[k] : nullptr;
     } else {
-      out += "/" + PointerSegment(seg);
+      out += "/" + model::JsonPointerSegment(seg);
       node = node && node->is_object() && node->contains(seg) ? &(*node)[seg] : nullptr;
     }
   }
@@ -154,14 +145,14 @@ std::vector<AnswerFinding> CompareShapes(const json& real, const json& shadow) {
     if (p.depth >= kMaxDepth) continue;
     if (r.is_object()) {
       for (const auto& [k, v] : r.items()) {
-        const std::string field = p.field + "/" + PointerSegment(k);
+        const std::string field = p.field + "/" + model::JsonPointerSegment(k);
         const auto it = s.find(k);
         if (it == s.end()) add(kRuleFieldPresence, field, "in the real answer, not in emsim's", JsonTypeName(v), "absent");
         else todo.push_back({&v, &*it, field, p.depth + 1});
       }
       for (const auto& [k, v] : s.items())
         if (!r.contains(k))
-          add(kRuleFieldPresence, p.field + "/" + PointerSegment(k), "in emsim's answer, not in the real one", "absent",
+          add(kRuleFieldPresence, p.field + "/" + model::JsonPointerSegment(k), "in emsim's answer, not in the real one", "absent",
               JsonTypeName(v));
     } else if (r.is_array() && !r.empty() && !s.empty()) {
       // Items of two worlds' lists are records of the same kind, not the same records.
