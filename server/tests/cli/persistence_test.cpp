@@ -69,6 +69,50 @@ TEST(DataDir, ASecondEmsimOnTheSameDirectoryIsRefused) {
   }
 }
 
+// What came after the first data dirs survives a restart too: the Part 4.11 operations' members
+// (auto recharge, a mailbox marked for removal, an open top-up checkout), a delivery held by a
+// fault with what was injected, and what an idempotent sink has applied.
+TEST(DataDir, NewerMembersHeldAttemptsAndSinkProcessingSurviveARestart) {
+  TempDir dir;
+  json before;
+  std::string checkout_path, sink_id;
+  {
+    TestServer s(WithDataDir(dir.path + "/d"));
+    ASSERT_EQ(s.Post("/v2/wallet/enable-auto-recharge", {{"enable", true}, {"threshold", 25}}).status, 200);
+    ASSERT_EQ(s.Send("PUT", "/v2/mailboxes/scheduled-removal",
+                     json({{"mailboxIds", {"mbx_nw_01_02"}}, {"remove", true}}).dump(), kAliceKey, {}).status, 200);
+    auto topup = s.Post("/v2/wallet/balance", {{"amount", 10}});
+    ASSERT_EQ(topup.status, 200) << topup.raw;
+    const std::string link = topup.body["paymentLink"];
+    checkout_path = link.substr(link.find("/_sim/checkout/"));
+    auto sink = s.Post("/_sim/sinks", {{"receiver", "idempotent"}}, "");
+    ASSERT_EQ(sink.status, 201) << sink.raw;
+    sink_id = sink.body["id"];
+    ASSERT_EQ(s.Post("/v2/webhooks/endpoints", {{"url", sink.body["url"]}, {"enabled_events", {"workspace.invitations"}}}).status, 200);
+    ASSERT_EQ(s.Post("/_sim/events", {{"type", "workspace.invitations"}, {"apiKey", kAliceKey}, {"objectId", "ws_northwind"}}, "").status, 201);
+    s.Advance("0s");  // applied once
+    ASSERT_EQ(s.Post("/_sim/faults", {{"target", "delivery"}, {"path", "/_sim/sinks/" + sink_id + "/receive"}, {"delay", "10m"}}, "").status, 201);
+    ASSERT_EQ(s.Post("/_sim/events", {{"type", "workspace.invitations"}, {"apiKey", kAliceKey}, {"objectId", "ws_northwind"}}, "").status, 201);
+    s.Advance("0s");  // held
+    before = World(s);
+  }
+  TestServer s(WithDataDir(dir.path + "/d"));
+  EXPECT_EQ(World(s), before);
+  EXPECT_EQ(s.Get("/v2/wallet/balance").body["autoRechargeDetails"]["threshold"], 25);
+  EXPECT_EQ(s.Get("/v1/mailbox/details?id=mbx_nw_01_02").body["data"]["mailbox"]["removeOnNextRenewal"], true);
+  EXPECT_EQ(s.Get("/_sim/sinks/" + sink_id, "").body["processing"]["applied"].size(), 1u);
+  s.Advance("10m");
+  const json sink = s.Get("/_sim/sinks/" + sink_id, "").body;
+  EXPECT_EQ(sink["processing"]["applied"].size(), 2u) << "the held attempt went out after the restart";
+  bool delayed = false;
+  for (const auto& d : s.Get("/_sim/deliveries", "").body["deliveries"])
+    delayed = delayed || (d["status"] == "succeeded" && !d["injected"].empty() && d["injected"][0]["kind"] == "delay");
+  EXPECT_TRUE(delayed);
+  auto done = s.Post(checkout_path + "/complete", json::object(), "");
+  ASSERT_EQ(done.status, 200) << done.raw;
+  EXPECT_EQ(done.body["wallet"]["balanceCents"], 26000);
+}
+
 void Write(const std::string& path, const std::string& text) {
   std::ofstream f(path);
   f << text;
