@@ -28,6 +28,10 @@ check "curl -X POST without data is answered at once" bash -c "curl -sf -m 5 -X 
 check "a body over --max-body-bytes is refused from its Content-Length" bash -c "curl -s -m 5 -o /dev/null -w '%{http_code}' -X POST http://127.0.0.1:$port/_sim/events -H 'Content-Type: application/json' -H 'Content-Length: 900000000' | grep -q 413"
 check "GET /_sim/state masks API keys" bash -c "s=\$(curl -sf http://127.0.0.1:$port/_sim/state); ! grep -q emsim_test_alice <<<\"\$s\" && grep -q '<masked>' <<<\"\$s\""
 check "public API answers with the fixture's key" bash -c "curl -sf http://127.0.0.1:$port/v1/workspace/list -H 'x-auth-service: emsim_test_alice_3f9c2a7b' | grep -q ws_northwind"
+check "emsim clock show reads the manual clock" bash -c "'$emsim' clock show --url http://127.0.0.1:$port | grep -q '(manual clock'"
+check "emsim clock advance 1h moves it (EMSIM_URL)" bash -c "EMSIM_URL=http://127.0.0.1:$port '$emsim' clock advance 1h --json | grep -q '\"jobsRun\"'"
+check "emsim events show of an unknown event exits 1" bash -c "'$emsim' events show evt_unknown --url http://127.0.0.1:$port >/dev/null 2>&1; [ \$? -eq 1 ]"
+check "emsim listen without an API key says so and exits 2" bash -c "env -u EMSIM_API_KEY '$emsim' listen --forward-to http://127.0.0.1:9/h 2>&1 >/dev/null | grep -q 'API key is required'; [ \${PIPESTATUS[0]} -eq 2 ]"
 kill -TERM "$pid"
 wait "$pid"; rc=$?
 pid=""
@@ -43,6 +47,8 @@ for _ in $(seq 1 100); do grep -q 'emsim ready' "$tmp/tok.out" 2>/dev/null && br
 port=$(grep -o '127.0.0.1:[0-9]*' "$tmp/tok.out" | head -1 | cut -d: -f2)
 check "with EMSIM_ADMIN_TOKEN, /_sim without it is 401" bash -c "curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$port/_sim/health | grep -q 401"
 check "with EMSIM_ADMIN_TOKEN, the bearer token opens /_sim" bash -c "curl -sf http://127.0.0.1:$port/_sim/health -H 'Authorization: Bearer smoke-token' | grep -q ok"
+check "emsim clock show sends EMSIM_ADMIN_TOKEN" bash -c "EMSIM_ADMIN_TOKEN=smoke-token '$emsim' clock show --url http://127.0.0.1:$port | grep -q 'now '"
+check "emsim clock show without the token exits 1 (401)" bash -c "env -u EMSIM_ADMIN_TOKEN '$emsim' clock show --url http://127.0.0.1:$port >/dev/null 2>&1; [ \$? -eq 1 ]"
 kill -TERM "$pid"; wait "$pid"; pid=""
 
 printf 'accounts:\n  - id: a\n    apiKey: 7\n    user: {id: u, email: e}\n    workspaces: nope\n' >"$tmp/bad.yaml"

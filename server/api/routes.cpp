@@ -103,6 +103,7 @@ const std::map<std::string_view, app::Handler>& Handlers() {
     // ---- /_sim events, webhook deliveries, sinks (Part 6) ---------------------------------------
     {"sim.events.list",                     &api::SimListEvents},
     {"sim.events.trigger",                  &api::SimTriggerEvent},
+    {"sim.events.resend",                   &api::SimResendEvent},
     {"sim.deliveries.list",                 &api::SimListDeliveries},
     {"sim.notifications.list",              &api::SimListNotifications},
     {"sim.sinks.create",                    &api::SimCreateSink},

@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "cli/app.hpp"
+#include "cli/listen_command.hpp"
 #include "cli/proxy_command.hpp"
 #include "cli/scenario_command.hpp"
 #include "cli/serve_flags.hpp"
+#include "cli/sim_commands.hpp"
 #include "cli/state_command.hpp"
 #include "model/money.hpp"
 #include "runtime/log.hpp"
@@ -34,6 +36,20 @@ Usage:
   emsim state dump|load --url URL [FILE]
                            take a running emsim's world as a document, or load one into it
                            (see `emsim state --help`)
+
+The webhook developer's workflow (README "The webhook developer's workflow"):
+  emsim listen --forward-to URL [--events T1,T2] [--url URL] [--api-key KEY]
+                           register a webhook endpoint on a running emsim and forward its
+                           deliveries, signature untouched, to a local app; Ctrl-C disables
+                           the endpoint (see `emsim listen --help`)
+  emsim clock show|advance DURATION|set ISO
+  emsim events list|show EVT_ID|resend EVT_ID [--endpoint ID]
+  emsim deliveries list [--event ID] [--endpoint ID] [--status S]
+                           thin clients of /_sim (--url or EMSIM_URL, --admin-token or
+                           EMSIM_ADMIN_TOKEN, --json for the raw document; see `emsim clock --help`)
+  Exit codes: 0 success; 1 the emsim answered an error (message on stderr); 2 usage error or
+  the emsim is unreachable.
+
   emsim --help             this text
   emsim --version          print the version
 )";
@@ -253,6 +269,12 @@ int main(int argc, char** argv) {
   if (args[0] == "scenario") return emsim::cli::ScenarioCommand({args.begin() + 1, args.end()});
   if (args[0] == "proxy") return emsim::cli::ProxyCommand({args.begin() + 1, args.end()});
   if (args[0] == "state") return emsim::cli::StateCommand({args.begin() + 1, args.end()});
+  if (args[0] == "listen") return emsim::cli::ListenCommand({args.begin() + 1, args.end()});
+  const auto env = [](const char* name) -> const char* { return std::getenv(name); };
+  if (args[0] == "clock") return emsim::cli::ClockCommand({args.begin() + 1, args.end()}, std::cout, std::cerr, env);
+  if (args[0] == "events") return emsim::cli::EventsCommand({args.begin() + 1, args.end()}, std::cout, std::cerr, env);
+  if (args[0] == "deliveries")
+    return emsim::cli::DeliveriesCommand({args.begin() + 1, args.end()}, std::cout, std::cerr, env);
   if (args[0] == "fixtures") {
     if (args.size() >= 2 && args[1] == "generate") return Generate({args.begin() + 2, args.end()});
     std::cerr << "emsim: fixtures needs a command: generate\n" << kUsage;

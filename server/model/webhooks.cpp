@@ -232,6 +232,31 @@ std::vector<const WebhookEndpoint*> SubscribedEndpoints(const State& s, const Ev
   return out;
 }
 
+Result<std::vector<ResentDelivery>> ResendEvent(State& s, const std::string& event_id,
+                                                const std::optional<std::string>& endpoint_id, Millis now) {
+  const Event* ev = s.FindEvent(event_id);
+  if (!ev) return Error::NotFound("Event not found: " + event_id);
+  std::vector<std::string> targets;
+  if (endpoint_id) {
+    // Another account's endpoint is refused like an unknown one (Part 4.10 answers both alike);
+    // a disabled one would drop the delivery at once (BeginAttempt), so it is refused up front.
+    const WebhookEndpoint* e = s.webhookEndpoints.Find(*endpoint_id);
+    if (!e || e->accountId != ev->accountId)
+      return Error::Validation("endpointId", "no webhook endpoint " + *endpoint_id + " of the event's account " +
+                                                 ev->accountId);
+    if (e->status != WebhookEndpointStatus::kActive)
+      return Error::Validation("endpointId", "webhook endpoint " + *endpoint_id + " is disabled");
+    targets.push_back(e->id);  // subscribed or not: resending to one endpoint is an explicit ask
+  } else {
+    for (const auto* e : SubscribedEndpoints(s, *ev)) targets.push_back(e->id);
+  }
+  std::vector<ResentDelivery> out;
+  // The same job arguments as State::Emit's fan-out: Part 6 retries then follow from attempt 1.
+  for (auto& id : targets)
+    out.push_back({id, s.Schedule(now, kDeliverJob, {{"eventId", ev->id}, {"endpointId", id}, {"attempt", 1}})});
+  return out;
+}
+
 json EventEnvelope(const Event& e) {
   Millis secs = e.createdMs / kSecond;
   if (e.createdMs < 0 && e.createdMs % kSecond) --secs;  // floor, even before 1970

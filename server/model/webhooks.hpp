@@ -117,6 +117,18 @@ void HoldAttempt(State& s, const AttemptPlan& plan, const Fault& fault);
 // `notify_owner` records the Part 3 owner notification.
 void DisableEndpoint(State& s, WebhookEndpoint& endpoint, const std::string& reason, bool notify_owner, Millis now);
 
+// POST /_sim/events/:id/resend: one new delivery of an event already emitted, attempt 1 due `now`,
+// to `endpoint_id` (an active endpoint of the event's account; refused otherwise, nothing
+// changed) or, without it, to every endpoint SubscribedEndpoints answers for the event now. The
+// delivery then follows Part 6 like any other (retries, failure counter). Answers one
+// {endpoint, job seq} per delivery scheduled (the seq names it in /_sim/deliveries: dlv_<seq>).
+struct ResentDelivery {
+  std::string endpointId;
+  std::uint64_t jobSeq = 0;
+};
+Result<std::vector<ResentDelivery>> ResendEvent(State& s, const std::string& event_id,
+                                                const std::optional<std::string>& endpoint_id, Millis now);
+
 // ---- /_sim views ------------------------------------------------------------------------------------
 struct DeliveryFilter {
   std::string endpointId, eventId, status, accountId;

@@ -92,6 +92,26 @@ app::Reply SimTriggerEvent(app::Ctx& ctx) {
   return app::Json(std::move(out), 201);
 }
 
+app::Reply SimResendEvent(app::Ctx& ctx) {
+  // Body optional: {} or none resends to every subscribed endpoint (schemas/requests/sim.events.resend.json).
+  const json body = ctx.req.hasBody && ctx.req.body.is_object() ? ctx.req.body : json::object();
+  std::optional<std::string> endpoint;
+  if (body.contains("endpointId")) endpoint = body["endpointId"].get<std::string>();
+  const std::string event_id = ctx.req.params.at("id");
+  auto result = ctx.Write([&](model::State& s) -> model::Result<json> {
+    auto resent = model::ResendEvent(s, event_id, endpoint, ctx.now);
+    if (!resent) return resent.error();
+    json deliveries = json::array();
+    for (const auto& d : *resent)
+      deliveries.push_back({{"id", "dlv_" + std::to_string(d.jobSeq)}, {"endpointId", d.endpointId}, {"attempt", 1},
+                            {"scheduledAt", model::FormatIso(ctx.now)}});
+    return json{{"eventId", event_id}, {"deliveries", std::move(deliveries)}};
+  });
+  if (!result) return result.error();
+  // 202: the deliveries are scheduled, not made; they go out when the clock reaches them (Part 6).
+  return app::Json(std::move(*result), 202);
+}
+
 app::Reply SimListDeliveries(app::Ctx& ctx) {
   model::DeliveryFilter f;
   f.endpointId = ctx.req.Query("endpointId");

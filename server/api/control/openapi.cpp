@@ -101,6 +101,8 @@ const char* OasAccessName(schema::Access a) {
 // contract suite's traffic (scripts/test.d/32-openapi.sh) finds a 201 missing here.
 const std::set<std::string_view> kOasCreated = {"sim.sinks.create", "sim.faults.create", "sim.events.trigger",
                                                 "sim.tenants.create"};
+// These schedule work and answer 202 with what was scheduled.
+const std::set<std::string_view> kOasAccepted = {"sim.events.resend"};
 // A sink's receiving address: open even with --admin-token (its catalogue note), and it answers
 // whatever status and body the sink is configured with.
 constexpr std::string_view kOasSinkReceive = "sim.sinks.receive";
@@ -181,7 +183,7 @@ json OasOperation(const schema::Operation& op, const schema::Registry& schemas, 
     responses["200"] = {{"description", what},
                         {"content", {{"application/json", {{"schema", {{"$ref", OasRef(name)}}}}}}}};
   } else {
-    const std::string code = kOasCreated.count(op.id) ? "201" : "200";
+    const std::string code = kOasCreated.count(op.id) ? "201" : kOasAccepted.count(op.id) ? "202" : "200";
     responses[code] = {{"description", "the handler's own JSON answer (README's control-plane table)"},
                        {"content", {{"application/json", {{"schema", json::object()}}}}}};
   }
