@@ -7,6 +7,7 @@
 #include "cli/state_command.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_server.hpp"
+#include "tests/support/webhook_receiver.hpp"
 
 namespace emsim::testing {
 namespace {
@@ -71,11 +72,14 @@ TEST(DataDir, ASecondEmsimOnTheSameDirectoryIsRefused) {
 
 // What came after the first data dirs survives a restart too: the Part 4.11 operations' members
 // (auto recharge, a mailbox marked for removal, an open top-up checkout), a delivery held by a
-// fault with what was injected, and what an idempotent sink has applied.
+// fault with what was injected, and what an idempotent sink has applied. (The held delivery goes
+// to a receiver that outlives both emsims: a sink's URL names the first one's port.)
 TEST(DataDir, NewerMembersHeldAttemptsAndSinkProcessingSurviveARestart) {
   TempDir dir;
+  Receiver receiver;
   json before;
   std::string checkout_path, sink_id;
+  const json trigger = {{"type", "workspace.invitations"}, {"apiKey", kAliceKey}, {"objectId", "ws_northwind"}};
   {
     TestServer s(WithDataDir(dir.path + "/d"));
     ASSERT_EQ(s.Post("/v2/wallet/enable-auto-recharge", {{"enable", true}, {"threshold", 25}}).status, 200);
@@ -88,26 +92,28 @@ TEST(DataDir, NewerMembersHeldAttemptsAndSinkProcessingSurviveARestart) {
     auto sink = s.Post("/_sim/sinks", {{"receiver", "idempotent"}}, "");
     ASSERT_EQ(sink.status, 201) << sink.raw;
     sink_id = sink.body["id"];
-    ASSERT_EQ(s.Post("/v2/webhooks/endpoints", {{"url", sink.body["url"]}, {"enabled_events", {"workspace.invitations"}}}).status, 200);
-    ASSERT_EQ(s.Post("/_sim/events", {{"type", "workspace.invitations"}, {"apiKey", kAliceKey}, {"objectId", "ws_northwind"}}, "").status, 201);
-    s.Advance("0s");  // applied once
-    ASSERT_EQ(s.Post("/_sim/faults", {{"target", "delivery"}, {"path", "/_sim/sinks/" + sink_id + "/receive"}, {"delay", "10m"}}, "").status, 201);
-    ASSERT_EQ(s.Post("/_sim/events", {{"type", "workspace.invitations"}, {"apiKey", kAliceKey}, {"objectId", "ws_northwind"}}, "").status, 201);
-    s.Advance("0s");  // held
+    CreateEndpoint(s, sink.body["url"]);
+    CreateEndpoint(s, receiver.Url("/held"));
+    ASSERT_EQ(s.Post("/_sim/faults", {{"target", "delivery"}, {"path", "/held"}, {"delay", "10m"}, {"times", 0}}, "").status, 201);
+    ASSERT_EQ(s.Post("/_sim/events", trigger, "").status, 201);
+    s.Advance("0s");  // the sink applies it; the receiver's attempt is held
     before = World(s);
   }
+  EXPECT_EQ(receiver.Count(), 0u);
   TestServer s(WithDataDir(dir.path + "/d"));
   EXPECT_EQ(World(s), before);
   EXPECT_EQ(s.Get("/v2/wallet/balance").body["autoRechargeDetails"]["threshold"], 25);
   EXPECT_EQ(s.Get("/v1/mailbox/details?id=mbx_nw_01_02").body["data"]["mailbox"]["removeOnNextRenewal"], true);
   EXPECT_EQ(s.Get("/_sim/sinks/" + sink_id, "").body["processing"]["applied"].size(), 1u);
-  s.Advance("10m");
-  const json sink = s.Get("/_sim/sinks/" + sink_id, "").body;
-  EXPECT_EQ(sink["processing"]["applied"].size(), 2u) << "the held attempt went out after the restart";
+  s.Advance("9m59s");
+  EXPECT_EQ(receiver.Count(), 0u);
+  s.Advance("1s");
+  EXPECT_EQ(receiver.Count(), 1u) << "the held attempt went out after the restart, at its time";
   bool delayed = false;
-  for (const auto& d : s.Get("/_sim/deliveries", "").body["deliveries"])
-    delayed = delayed || (d["status"] == "succeeded" && !d["injected"].empty() && d["injected"][0]["kind"] == "delay");
-  EXPECT_TRUE(delayed);
+  const json succeeded = s.Get("/_sim/deliveries?status=succeeded", "").body;
+  for (const auto& d : succeeded["deliveries"])
+    delayed = delayed || (!d["injected"].empty() && d["injected"][0]["kind"] == "delay");
+  EXPECT_TRUE(delayed) << succeeded.dump();
   auto done = s.Post(checkout_path + "/complete", json::object(), "");
   ASSERT_EQ(done.status, 200) << done.raw;
   EXPECT_EQ(done.body["wallet"]["balanceCents"], 26000);
