@@ -1,40 +1,14 @@
 // `emsim listen` (cli/listen_command.hpp) in-process: the Listener registers an endpoint on an
 // in-process emsim, forwards each delivery to a local app (a test receiver) and answers emsim
 // with the app's answer, so Part 6's retries run end to end under the manual clock.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <sstream>
 
 #include "cli/listen_command.hpp"
+#include "tests/support/refusing_port.hpp"
 #include "tests/support/webhook_receiver.hpp"
 
 namespace emsim::testing {
 namespace {
-
-// A port nothing listens on: a socket bound to it and never listening, so a connection is refused
-// at once (an httplib::Server's bind_to_any_port also listens, and connections would wait).
-class ListenRefusingPort {
- public:
-  ListenRefusingPort() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    socklen_t len = sizeof addr;
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
-  }
-  ~ListenRefusingPort() { ::close(fd_); }
-  int port() const { return port_; }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
 
 void AdvanceListenClock(TestServer& server, const std::string& duration) {
   auto r = server.Post("/_sim/clock/advance", {{"duration", duration}}, "");
@@ -115,7 +89,7 @@ TEST(Listen, ForwardsEveryAttemptSignedAndEmsimRetriesOnTheAppsAnswer) {
 
 TEST(Listen, AnAppThatIsDownIsA502ForEmsimAndTheErrorOnTheLine) {
   TestServer server;
-  ListenRefusingPort closed;
+  RefusingPort closed;
   const int closed_port = closed.port();
   std::ostringstream out;
   auto options = ListenTo(server, "http://127.0.0.1:" + std::to_string(closed_port) + "/hooks");
@@ -150,7 +124,7 @@ TEST(Listen, StartFailsWithTheExitCodeOfWhatWentWrong) {
     EXPECT_NE(std::string(e.what()).find("401"), std::string::npos) << e.what();
   }
 
-  ListenRefusingPort closed;
+  RefusingPort closed;
   const int closed_port = closed.port();
   auto nowhere = ListenTo(server, "http://127.0.0.1:9/hooks");
   nowhere.url = "http://127.0.0.1:" + std::to_string(closed_port);

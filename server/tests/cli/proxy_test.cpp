@@ -13,23 +13,11 @@
 #include <gtest/gtest.h>
 
 #include "cli/proxy_command.hpp"
+#include "tests/support/refusing_port.hpp"
 #include "tests/support/test_server.hpp"
 
 namespace emsim::testing {
 namespace {
-
-// A port the kernel just handed out and that nothing listens on: connecting is refused at once.
-int ProxyClosedPort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  EXPECT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
 
 class ShadowProxyTest : public ::testing::Test {
  protected:
@@ -252,7 +240,8 @@ TEST_F(ShadowProxyTest, ARecordOnlyTheRealDeploymentHasIsUnknownToTheShadowNotAM
 }
 
 TEST_F(ShadowProxyTest, ATargetThatDoesNotAnswerIsA502InPart7Shape) {
-  StartProxy(false, "http://127.0.0.1:" + std::to_string(ProxyClosedPort()));
+  RefusingPort closed;
+  StartProxy(false, "http://127.0.0.1:" + std::to_string(closed.port()));
   const HttpResult r = Send("GET", "/v1/domain/list");
   EXPECT_EQ(r.status, 502) << r.raw;
   EXPECT_EQ(r.body["status"], 502) << r.raw;

@@ -1,40 +1,14 @@
 // `emsim clock|events|deliveries` (cli/sim_commands.hpp) against an in-process emsim: what they
 // print, human and --json, and the exit codes scripts rely on (0 ok, 1 emsim said no, 2 usage or
 // unreachable).
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <sstream>
 
 #include "cli/sim_commands.hpp"
+#include "tests/support/refusing_port.hpp"
 #include "tests/support/webhook_receiver.hpp"
 
 namespace emsim::testing {
 namespace {
-
-// A port nothing listens on: a socket bound to it and never listening, so a connection is refused
-// at once (an httplib::Server's bind_to_any_port also listens, and connections would wait).
-class SimRefusingPort {
- public:
-  SimRefusingPort() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    socklen_t len = sizeof addr;
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
-  }
-  ~SimRefusingPort() { ::close(fd_); }
-  int port() const { return port_; }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
 
 struct SimRun {
   int code = -1;
@@ -143,7 +117,7 @@ TEST(SimCommands, EventsListShowResendAndDeliveries) {
 }
 
 TEST(SimCommands, UnreachableIsTwoAndTheAdminTokenIsSent) {
-  SimRefusingPort closed;
+  RefusingPort closed;
   const int closed_port = closed.port();
   auto unreachable =
       RunSimCommand(&cli::ClockCommand, {"show"}, "http://127.0.0.1:" + std::to_string(closed_port));

@@ -17,6 +17,7 @@
 #include <set>
 
 #include "core/time.hpp"
+#include "tests/support/refusing_port.hpp"
 #include "tests/support/webhook_receiver.hpp"
 #include "tests/support/fixture_clock.hpp"
 
@@ -344,19 +345,8 @@ TEST(WebhookDelivery, ReceiverThatHangsFailsAtTheTimeout) {
 }
 
 TEST(WebhookDelivery, RefusedConnectionIsAFailure) {
-  // A port that was free a moment ago and has no listener now: bound, never listened, closed.
-  int closed_port = 0;
-  {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-    socklen_t len = sizeof addr;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-    closed_port = ntohs(addr.sin_port);
-    ::close(fd);
-  }
+  RefusingPort closed;  // bound, never listening: a connection is refused at once
+  const int closed_port = closed.port();
   TestServer server(WithTimeout(2000));
   CreateEndpoint(server, "http://127.0.0.1:" + std::to_string(closed_port) + "/hook");
   Trigger(server);
