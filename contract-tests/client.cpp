@@ -93,8 +93,7 @@ Reply Send(const Call& call, const std::string& op) {
 Reply Sim(const std::string& method, const std::string& path, const json& body) {
   Call c;
   c.method = method;
-  c.path = path;
-  c.apiKey = "";
+  c.path = path;  // apiKey unset: the suite's, when it has one
   c.workspaceKey = "";
   if (!body.is_null()) c.body = body;
   return Send(c);

@@ -43,7 +43,9 @@ struct Call {
 // A request to the target at Cfg().baseUrl; `op` names the operation in failure messages.
 Reply Send(const Call& call, const std::string& op = "");
 
-// A control-plane (/_sim) request: no API key.
+// A control-plane (/_sim) request. Once the suite has an API key it goes along in x-auth-service:
+// emsim then acts on that tenant's clock, and a proxy in front of several emsims
+// (deploy/haproxy.cfg) routes the call to the tenant's shard. /_sim needs no key.
 Reply Sim(const std::string& method, const std::string& path, const json& body = nullptr);
 
 // An https?:// URL split into what httplib::Client wants and the path prefix after it.

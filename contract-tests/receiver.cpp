@@ -37,7 +37,13 @@ Receiver::Receiver() : server_(std::make_unique<httplib::Server>()) {
   const Config& c = Cfg();
   port_ = c.receiverPort == 0 ? server_->bind_to_any_port(c.receiverHost)
                               : (server_->bind_to_port(c.receiverHost, c.receiverPort) ? c.receiverPort : -1);
-  if (port_ > 0) thread_ = std::thread([this] { server_->listen_after_bind(); });
+  if (port_ > 0) {
+    thread_ = std::thread([this] { server_->listen_after_bind(); });
+    // httplib's stop() does nothing until the listen loop runs (its first act): a receiver
+    // destroyed sooner would leave the loop serving for ever and the destructor's join hung
+    // (seen when the machine is loaded). The loop starts at once after a good bind.
+    while (!server_->is_running()) std::this_thread::yield();
+  }
 }
 
 Receiver::~Receiver() {

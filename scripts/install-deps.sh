@@ -19,7 +19,10 @@ pkgs=(g++ cmake ninja-build pkg-config libcpp-httplib-dev nlohmann-json3-dev lib
       # through scripts/install-npm-tools.sh
       npm
       # the fuzz tier (fuzz/run.sh): clang with libFuzzer and the sanitizer runtimes
-      clang libclang-rt-14-dev)
+      clang libclang-rt-14-dev
+      # shards behind HAProxy (scripts/test.d/65-shards.sh): the proxy itself, and PyYAML to read
+      # the Kubernetes manifests (a YAML parser of our own would be the bigger risk)
+      haproxy python3-yaml)
 [ "${1:-all}" = serve ] && pkgs=("${serve_pkgs[@]}")
 missing=()
 for p in "${pkgs[@]}"; do

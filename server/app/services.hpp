@@ -73,6 +73,10 @@ struct Options {
   // existing users; the counts default to the real service's published ones.
   bool rateLimit = false;
   RateLimits rateLimits;
+  // The shard this instance is (--shard-id): every API key it mints is `emsim_<shardId>_...`, so
+  // a proxy in front of several emsims routes a request by its key alone (deploy/haproxy.cfg).
+  // "test" keeps the keys emsim minted before shards existed.
+  std::string shardId = "test";
 };
 
 // errorId values (Part 7: UUID v4) come from their own generator, seeded like the state's but

@@ -16,6 +16,7 @@
 #include "fixture/fixtures.hpp"
 #include "runtime/log.hpp"
 #include "cli/state_command.hpp"
+#include "core/hash.hpp"
 
 namespace emsim::cli {
 
@@ -35,6 +36,10 @@ std::string DefaultFixturePath() { return ShareDir() + "/fixtures/default.yaml";
 std::string DefaultSchemasDir() { return ShareDir() + "/schemas"; }
 
 App::App(Options options) : options_(std::move(options)) {
+  // Shards started with the same --seed must not mint the same ids (tenant account ids name a
+  // tenant in /_sim paths, and a dump of one shard may be loaded beside another's): a shard draws
+  // its ids from the seed and its name. The default shard keeps the seed as it is.
+  if (options_.shardId != "test") options_.seed ^= core::Fnv1a64(options_.shardId);
   runtime::SetLogFormat(options_.logFormat == "json" ? runtime::LogFormat::kJson : runtime::LogFormat::kText);
   runtime::SetLogLevel(options_.logLevel);
   PrepareTls();

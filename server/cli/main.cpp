@@ -94,6 +94,11 @@ Durable state (README "Persistence"):
                           full: an answer survives a power cut (synchronous=FULL, the default);
                           process: it survives emsim being killed, not the machine (NORMAL)
 
+Scale out (README "Shards behind HAProxy"):
+  --shard-id NAME         letters and digits; every API key this emsim mints (POST /_sim/tenants)
+                          is emsim_NAME_..., so a proxy routes by the key (deploy/haproxy.cfg);
+                          GET /_sim/health names it (default: test)
+
 Security and limits:
   --admin-token TOKEN     every /_sim request then needs 'Authorization: Bearer TOKEN' (else 401);
                           required when --host is not loopback (emsim refuses to start without it).
@@ -194,11 +199,13 @@ int Serve(const std::vector<std::string>& args) {
                                  {"fixtures", app.fixturePath()}, {"clock", emsim::runtime::ToString(svc.clock.mode())},
                                  {"now", emsim::model::FormatIso(svc.clock.Now())}, {"seed", o.seed}};
       if (!tls_cert.empty()) ready["tlsCertificate"] = tls_cert;
+      if (o.shardId != "test") ready["shard"] = o.shardId;
       std::cout << ready.dump(-1, ' ', false, emsim::json::error_handler_t::replace) << std::endl;
     } else {
       std::cout << "emsim ready on " << url << " fixtures=" << app.fixturePath()
                 << " clock=" << emsim::runtime::ToString(svc.clock.mode()) << " now="
                 << emsim::model::FormatIso(svc.clock.Now()) << " seed=" << o.seed
+                << (o.shardId == "test" ? "" : " shard=" + o.shardId)
                 << (tls_cert.empty() ? "" : " tls-certificate=" + tls_cert) << std::endl;
     }
     int sig = 0;

@@ -90,6 +90,15 @@ const std::vector<FlagSpec>& Flags() {
          else if (v == "process") o.durability = runtime::Durability::kProcess;
          else throw FlagError(n + " must be full or process, got '" + v + "'");
        }},
+      {"--shard-id", false,
+       [](Options& o, const std::string& v, const std::string& n) {
+         // Letters and digits only: the shard is the second `_`-separated field of a key, and
+         // proxies and backend names take it as it is.
+         const bool ok = !v.empty() && v.size() <= 32 &&
+                         std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isalnum(c) != 0; });
+         if (!ok) throw FlagError(n + " must be 1 to 32 letters and digits, got '" + v + "'");
+         o.shardId = v;
+       }},
       {"--admin-token", false, [](Options& o, const std::string& v, const std::string&) { o.adminToken = v; }},
       {"--max-body-bytes", false, [](Options& o, const std::string& v, const std::string& n) { o.maxBodyBytes = static_cast<size_t>(WholeNumber(n, v)); }},
       {"--max-state-bytes", false, [](Options& o, const std::string& v, const std::string& n) { o.maxStateBytes = static_cast<size_t>(WholeNumber(n, v)); }},

@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "model/id_index.hpp"
@@ -103,7 +104,9 @@ class Table {
   bool tracking() const { return tracking_; }
   // Hands what was noted since the last call to `each(id, row)` (row null: the id is gone) or,
   // when the whole table may have changed, answers true and hands nothing (the caller takes
-  // every row); then forgets it. An id is handed once however often it was noted.
+  // every row); then forgets it. An id is handed once however often it was noted, in the order
+  // it was first noted: rows inserted together reach the durable copy in the table's order, so a
+  // restart lists them as before (sorted, two workspaces of a new tenant came back swapped).
   template <class F>
   bool TakeChanges(F&& each) {
     if (all_touched_) {
@@ -111,11 +114,14 @@ class Table {
       touched_.clear();
       return true;
     }
-    if (touched_.size() > 1) {
-      std::sort(touched_.begin(), touched_.end());
-      touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
+    if (touched_.size() == 1) {
+      each(touched_[0], static_cast<const Table&>(*this).Find(touched_[0]));
+    } else if (!touched_.empty()) {
+      std::unordered_set<std::string_view> handed;
+      handed.reserve(touched_.size());
+      for (const auto& id : touched_)
+        if (handed.insert(id).second) each(id, static_cast<const Table&>(*this).Find(id));
     }
-    for (const auto& id : touched_) each(id, static_cast<const Table&>(*this).Find(id));
     touched_.clear();
     return false;
   }

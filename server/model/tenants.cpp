@@ -40,7 +40,8 @@ void CloneOwnedRows(const Table<T>& from, const std::string& tpl_id, const std::
 
 }  // namespace
 
-Result<TenantInfo> CreateTenant(State& s, const State& fixture, const std::string& template_id, Millis now) {
+Result<TenantInfo> CreateTenant(State& s, const State& fixture, const std::string& template_id, Millis now,
+                                const std::string& shard) {
   const Account* tpl = template_id.empty() ? (fixture.accounts.empty() ? nullptr : &*fixture.accounts.begin())
                                            : fixture.accounts.Find(template_id);
   if (!tpl) {
@@ -55,7 +56,7 @@ Result<TenantInfo> CreateTenant(State& s, const State& fixture, const std::strin
 
   Account account = *tpl;
   account.id = tpl->id + suffix;
-  account.apiKey = "emsim_test_" + tag + "_" + s.ids.Token(12);
+  account.apiKey = "emsim_" + shard + "_" + tag + "_" + s.ids.Token(12);
   account.user.id = tpl->user.id + suffix;
   if (auto at = tpl->user.email.rfind('@'); at != std::string::npos)
     account.user.email = tpl->user.email.substr(0, at) + "+" + tag + tpl->user.email.substr(at);

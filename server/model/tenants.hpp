@@ -25,7 +25,10 @@ struct TenantInfo {
 // and emails, with wallet balance and every other field as in the fixture. New record ids come
 // from the state's id generator (reproducible from --seed). A short tag `t` + 6 hex makes names
 // unique: account/workspace/user/subscription ids get `_<tag>`, domain names `<tag>-`, mailbox
-// and email addresses follow their domains. Unknown template: 400 naming `template`.
-Result<TenantInfo> CreateTenant(State& s, const State& fixture, const std::string& template_id, Millis now);
+// and email addresses follow their domains. The API key is `emsim_<shard>_<tag>_<12 hex>`: the
+// shard (--shard-id) in second place lets a proxy route by the key alone. Unknown template: 400
+// naming `template`.
+Result<TenantInfo> CreateTenant(State& s, const State& fixture, const std::string& template_id, Millis now,
+                                const std::string& shard = "test");
 
 }  // namespace emsim::model

@@ -27,7 +27,10 @@ void ResetAll(app::Services& svc) {
 }
 
 app::Reply SimHealth(app::Ctx& ctx) {
-  return app::Json({{"status", "ok"}, {"version", EMSIM_VERSION}, {"now", model::FormatIso(ctx.svc.clock.Now())}});
+  return app::Json({{"status", "ok"},
+                    {"version", EMSIM_VERSION},
+                    {"now", model::FormatIso(ctx.svc.clock.Now())},
+                    {"shard", ctx.svc.options.shardId}});
 }
 
 app::Reply SimReset(app::Ctx& ctx) {

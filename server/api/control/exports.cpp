@@ -68,7 +68,7 @@ app::Reply SimGetExport(app::Ctx& ctx) {
 app::Reply SimCreateTenant(app::Ctx& ctx) {
   const std::string tpl = ctx.req.hasBody ? ctx.req.body.value("template", "") : "";
   auto tenant = ctx.svc.store.WriteWithBaseline(
-      [&](model::State& s, const model::State& fixture) { return model::CreateTenant(s, fixture, tpl, ctx.now); });
+      [&](model::State& s, const model::State& fixture) { return model::CreateTenant(s, fixture, tpl, ctx.now, ctx.svc.options.shardId); });
   if (!tenant) return tenant.error();
   json workspaces = json::array();
   for (const auto& w : tenant->workspaces) workspaces.push_back({{"id", w.id}, {"name", w.name}, {"default", w.isDefault}});

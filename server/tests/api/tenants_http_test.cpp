@@ -56,6 +56,28 @@ TEST(SimTenants, ATenantIsAFreshCopyOfItsTemplateWithItsOwnKeyAndIds) {
             std::string::npos);
 }
 
+// A proxy in front of several emsims routes by the key alone (deploy/haproxy.cfg): the shard is
+// the key's second `_` field, and /_sim/health names it.
+TEST(SimTenants, KeysCarryTheShard) {
+  TestServer plain;
+  EXPECT_EQ(NewTenant(plain)["apiKey"].get<std::string>().rfind("emsim_test_t", 0), 0u);
+  EXPECT_EQ(plain.Get("/_sim/health", "").body["shard"], "test");
+
+  app::Options o;
+  o.shardId = "s2";
+  TestServer shard(o);
+  json t = NewTenant(shard);
+  const std::string key = t["apiKey"];
+  EXPECT_EQ(key.rfind("emsim_s2_" + t["tag"].get<std::string>() + "_", 0), 0u) << key;
+  EXPECT_EQ(shard.Get("/v1/workspace/list", key).status, 200);
+  EXPECT_EQ(shard.Get("/_sim/health", "").body["shard"], "s2");
+
+  // Same --seed, another shard: other ids, so no two shards hold an account of the same id.
+  o.shardId = "s3";
+  TestServer other(o);
+  EXPECT_NE(NewTenant(other)["accountId"], t["accountId"]);
+}
+
 TEST(SimTenants, DefaultTemplateIsTheFirstFixtureAccountAndBobCanBeCloned) {
   TestServer server;
   auto no_body = server.Send("POST", "/_sim/tenants", "", "", {});

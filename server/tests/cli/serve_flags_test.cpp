@@ -50,6 +50,17 @@ TEST(ServeFlags, VariablesConfigureWhatFlagsDo) {
   EXPECT_EQ(o.logLevel, "warn");
 }
 
+// The shard becomes part of every minted key and of proxies' backend names: letters and digits
+// only, so a key's second `_` field is always the whole shard.
+TEST(ServeFlags, ShardIdIsLettersAndDigits) {
+  EXPECT_EQ(ParseServeFlags({}, FakeEnv{}.Get()).shardId, "test");
+  EXPECT_EQ(ParseServeFlags({"--shard-id", "s2"}, FakeEnv{}.Get()).shardId, "s2");
+  EXPECT_EQ(ParseServeFlags({}, FakeEnv{{{"EMSIM_SHARD_ID", "east1"}}}.Get()).shardId, "east1");
+  for (const char* bad : {"", "s_1", "s-1", "s 1", "s1/", "012345678901234567890123456789012"})
+    EXPECT_NE(FlagErrorOf({"--shard-id", bad}).find("--shard-id must be 1 to 32 letters and digits"), std::string::npos)
+        << "'" << bad << "'";
+}
+
 TEST(ServeFlags, AFlagWinsOverItsVariable) {
   FakeEnv env{{{"EMSIM_SEED", "7"}, {"EMSIM_CLOCK", "manual"}, {"EMSIM_STRICT_WEBHOOK_URLS", "1"}}};
   const app::Options o = ParseServeFlags({"--seed", "9", "--clock=real"}, env.Get());

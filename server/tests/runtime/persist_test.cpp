@@ -105,7 +105,16 @@ TEST(TableChanges, NotesRowsHandedOutMutablyAndNothingElse) {
   t.Insert(w);
   t.Erase("a");
   EXPECT_FALSE(take());
-  EXPECT_EQ(seen, (std::vector<std::pair<std::string, bool>>{{"a", false}, {"b", true}, {"c", true}}));
+  // First noted first: b, then c, then a (the erase).
+  EXPECT_EQ(seen, (std::vector<std::pair<std::string, bool>>{{"b", true}, {"c", true}, {"a", false}}));
+  // Rows inserted together come out in the table's order, not sorted: the durable copy keeps it.
+  for (const char* id : {"z", "m", "d"}) {
+    w.id = id;
+    t.Insert(w);
+    t.Find(id)->name = "noted again";
+  }
+  EXPECT_FALSE(take());
+  EXPECT_EQ(seen, (std::vector<std::pair<std::string, bool>>{{"z", true}, {"m", true}, {"d", true}}));
   for (auto& row : t) row.name = "all";  // mutable iteration: the whole table
   EXPECT_TRUE(take());
   EXPECT_FALSE(take());  // forgotten once taken
@@ -136,6 +145,29 @@ TEST(Persist, WritesReachTheFileAndReadBackTheSameWorld) {
   EXPECT_EQ(back.jobs.begin()->second.args.Parse()["n"], 2);
   EXPECT_EQ(back.events.size(), 1u);
   EXPECT_EQ(back.nextJobSeq, 3u);
+}
+
+// Lists answer in insertion order; a restart must not change it (a tenant's workspaces, created in
+// one transaction, once came back sorted by id).
+TEST(Persist, RowsInsertedTogetherComeBackInTheirOrder) {
+  TempDir dir;
+  {
+    Running r(dir.path);
+    r.store.Write([](State& s) {
+      for (const char* id : {"ws_z", "ws_b", "ws_m"}) {
+        model::Workspace w;
+        w.id = id;
+        w.accountId = "acc_1";
+        s.workspaces.Insert(w);
+      }
+    });
+    r.store.AwaitDurable();
+  }
+  const State back = Reopen(dir.path);
+  std::vector<std::string> ids;
+  for (const auto& w : back.workspaces) ids.push_back(w.id);
+  ASSERT_GE(ids.size(), 3u);
+  EXPECT_EQ(std::vector<std::string>(ids.end() - 3, ids.end()), (std::vector<std::string>{"ws_z", "ws_b", "ws_m"}));
 }
 
 TEST(Persist, ResetIsDurableAndReturnsToTheBaseline) {

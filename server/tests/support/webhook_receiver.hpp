@@ -67,6 +67,9 @@ class Receiver {
     };
     ::listen(Access::Socket(*server_), 128);
     thread_ = std::thread([this] { server_->listen_after_bind(); });
+    // httplib's stop() does nothing until the listen loop runs (its first act): a receiver
+    // destroyed sooner would leave the loop serving for ever and the destructor's join hung.
+    while (!server_->is_running()) std::this_thread::yield();
   }
   ~Receiver() {
     Release();
