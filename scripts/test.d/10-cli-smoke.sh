@@ -31,6 +31,8 @@ check "public API answers with the fixture's key" bash -c "curl -sf http://127.0
 check "emsim clock show reads the manual clock" bash -c "'$emsim' clock show --url http://127.0.0.1:$port | grep -q '(manual clock'"
 check "emsim clock advance 1h moves it (EMSIM_URL)" bash -c "EMSIM_URL=http://127.0.0.1:$port '$emsim' clock advance 1h --json | grep -q '\"jobsRun\"'"
 check "emsim events show of an unknown event exits 1" bash -c "'$emsim' events show evt_unknown --url http://127.0.0.1:$port >/dev/null 2>&1; [ \$? -eq 1 ]"
+check "emsim trigger domain.updated makes the change and prints its event id" bash -c "EMSIM_API_KEY=emsim_test_alice_3f9c2a7b '$emsim' trigger domain.updated --url http://127.0.0.1:$port | grep -q '^evt_.*  domain.updated\$'"
+check "emsim trigger of an unknown type exits 1 naming the field" bash -c "'$emsim' trigger domain.exploded --api-key emsim_test_alice_3f9c2a7b --url http://127.0.0.1:$port 2>&1 >/dev/null | grep -q 'type: unknown event type'; [ \${PIPESTATUS[0]} -eq 1 ]"
 check "emsim listen without an API key says so and exits 2" bash -c "env -u EMSIM_API_KEY '$emsim' listen --forward-to http://127.0.0.1:9/h 2>&1 >/dev/null | grep -q 'API key is required'; [ \${PIPESTATUS[0]} -eq 2 ]"
 kill -TERM "$pid"
 wait "$pid"; rc=$?

@@ -104,6 +104,7 @@ const std::map<std::string_view, app::Handler>& Handlers() {
     {"sim.events.list",                     &api::SimListEvents},
     {"sim.events.trigger",                  &api::SimTriggerEvent},
     {"sim.events.resend",                   &api::SimResendEvent},
+    {"sim.trigger",                         &api::SimTriggerChange},
     {"sim.deliveries.list",                 &api::SimListDeliveries},
     {"sim.notifications.list",              &api::SimListNotifications},
     {"sim.sinks.create",                    &api::SimCreateSink},

@@ -45,6 +45,7 @@ The webhook developer's workflow (README "The webhook developer's workflow"):
   emsim clock show|advance DURATION|set ISO
   emsim events list|show EVT_ID|resend EVT_ID [--endpoint ID]
   emsim deliveries list [--event ID] [--endpoint ID] [--status S]
+  emsim trigger EVENT_TYPE [--object ID] [--api-key KEY]
                            thin clients of /_sim (--url or EMSIM_URL, --admin-token or
                            EMSIM_ADMIN_TOKEN, --json for the raw document; see `emsim clock --help`)
   Exit codes: 0 success; 1 the emsim answered an error (message on stderr); 2 usage error or
@@ -280,6 +281,7 @@ int main(int argc, char** argv) {
   const auto env = [](const char* name) -> const char* { return std::getenv(name); };
   if (args[0] == "clock") return emsim::cli::ClockCommand({args.begin() + 1, args.end()}, std::cout, std::cerr, env);
   if (args[0] == "events") return emsim::cli::EventsCommand({args.begin() + 1, args.end()}, std::cout, std::cerr, env);
+  if (args[0] == "trigger") return emsim::cli::TriggerCommand({args.begin() + 1, args.end()}, std::cout, std::cerr, env);
   if (args[0] == "deliveries")
     return emsim::cli::DeliveriesCommand({args.begin() + 1, args.end()}, std::cout, std::cerr, env);
   if (args[0] == "fixtures") {

@@ -29,6 +29,10 @@ constexpr const char* kSimCommandsUsage = R"(Usage:
                                         POST /_sim/events/EVT_ID/resend
   emsim deliveries list [--event ID] [--endpoint ID] [--status S] [--limit N]
                                         S: succeeded|failed|dropped|scheduled|in_flight
+  emsim trigger EVENT_TYPE [--object ID] [--api-key KEY]
+                                        POST /_sim/trigger: the real state change behind the
+                                        event type on an object of the account of KEY (or
+                                        EMSIM_API_KEY); prints what changed and the events' ids
 Every command:
   --url URL            the emsim (or EMSIM_URL; default http://127.0.0.1:8080)
   --admin-token TOKEN  sent as 'Authorization: Bearer TOKEN' (or EMSIM_ADMIN_TOKEN)
@@ -263,6 +267,30 @@ int EventsCommand(const std::vector<std::string>& args, std::ostream& out, std::
       return 0;
     }
     throw SimUsageError("events needs list, show EVT_ID or resend EVT_ID (see emsim events --help)");
+  });
+}
+
+int TriggerCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, const EnvLookup& env) {
+  if (WantsHelp(args, out)) return 0;
+  return RunSim("trigger", err, [&] {
+    auto inv = ParseSimArgs(args, 0, {"--object", "--api-key"}, env);
+    ExpectPositionals(inv, 1, "trigger needs one EVENT_TYPE, e.g. domain.updated");
+    std::string key = SimOption(inv, "--api-key");
+    if (key.empty())
+      if (const char* k = env("EMSIM_API_KEY"); k && *k) key = k;
+    if (key.empty())
+      throw SimUsageError("an API key is required: --api-key KEY or EMSIM_API_KEY (the account whose object changes)");
+    json body = {{"type", inv.positional[0]}, {"apiKey", key}};
+    if (auto v = SimOption(inv, "--object"); !v.empty()) body["objectId"] = v;
+    const json doc = SimCall(inv, "POST", "/_sim/trigger", {}, body);
+    if (inv.json) {
+      out << doc.dump(2) << "\n";
+      return 0;
+    }
+    out << SimText(doc, "type") << " on " << SimText(doc, "objectId") << ": " << SimText(doc, "change") << "\n";
+    for (const auto& e : doc.value("events", json::array()))
+      out << SimText(e, "id") << "  " << SimText(e, "type") << "\n";
+    return 0;
   });
 }
 

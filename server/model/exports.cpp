@@ -28,7 +28,8 @@ bool HasAny(const std::vector<std::string>& have, const std::set<std::string>& w
   return false;
 }
 
-// The account's credentials for `app` that were updated last (ties: the first stored).
+}  // namespace
+
 const ThirdPartyAccount* CredentialsFor(const State& s, const std::string& account_id, const std::string& app) {
   const ThirdPartyAccount* best = nullptr;
   for (const auto& t : s.thirdPartyAccounts)
@@ -36,7 +37,18 @@ const ThirdPartyAccount* CredentialsFor(const State& s, const std::string& accou
   return best;
 }
 
-}  // namespace
+const MailboxExport* ReconnectableExport(const State& s, const std::string& account_id, const std::string& app) {
+  const MailboxExport* latest = nullptr;
+  for (const auto& x : s.exports)
+    if (x.accountId == account_id && x.status != ExportStatus::kStarted &&
+        std::find(x.apps.begin(), x.apps.end(), app) != x.apps.end())
+      latest = &x;  // table order is creation order
+  if (!latest || latest->reconnectedAt != 0) return nullptr;
+  const bool failed_for_app = std::any_of(latest->results.begin(), latest->results.end(), [&](const ExportAppResult& r) {
+    return r.app == app && r.status == ExportStatus::kFailed;
+  });
+  return failed_for_app ? latest : nullptr;
+}
 
 bool IsThirdPartyApp(std::string_view app) {
   return std::find(kThirdPartyApps.begin(), kThirdPartyApps.end(), app) != kThirdPartyApps.end();
@@ -182,15 +194,9 @@ Status UpdateThirdPartyAccount(State& s, const Caller& caller, const ThirdPartyC
 
   // Gap decision: export.reconnected fires when credentials arrive for an app whose latest export
   // (of this account) failed for lack of them, once per such export.
-  MailboxExport* latest = nullptr;
-  for (auto& x : s.exports)
-    if (x.accountId == caller.accountId && x.status != ExportStatus::kStarted &&
-        std::find(x.apps.begin(), x.apps.end(), in.app) != x.apps.end())
-      latest = &x;  // table order is creation order
-  if (!latest || latest->reconnectedAt != 0) return Ok{};
-  const bool failed_for_app = std::any_of(latest->results.begin(), latest->results.end(),
-                                          [&](const ExportAppResult& r) { return r.app == in.app && r.status == ExportStatus::kFailed; });
-  if (!failed_for_app) return Ok{};
+  const MailboxExport* found = ReconnectableExport(s, caller.accountId, in.app);
+  if (!found) return Ok{};
+  MailboxExport* latest = s.exports.Find(found->id);
   latest->reconnectedAt = now;
   s.Emit("export.reconnected", caller.accountId,
          {{"exportDetails", ExportDetails(*latest)},

@@ -54,6 +54,12 @@ void RunExport(State& s, const std::string& export_id, Millis now);
 // The CSV of the given mailboxes (deleted ones skipped), header first.
 std::string MailboxesCsv(const State& s, const std::vector<std::string>& mailbox_ids);
 
+// The account's credentials for `app` that were updated last (ties: the first stored); null: none.
+const ThirdPartyAccount* CredentialsFor(const State& s, const std::string& account_id, const std::string& app);
+// The export that credentials for `app` would reconnect (export.reconnected): the account's latest
+// finished export that used `app`, when it failed for it and was not reconnected yet; else null.
+const MailboxExport* ReconnectableExport(const State& s, const std::string& account_id, const std::string& app);
+
 struct ThirdPartyCredentials {
   std::string app, email;
   std::string passwordFingerprint;  // computed by the caller; the model never sees the password

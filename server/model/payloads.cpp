@@ -119,6 +119,14 @@ json ExportDetails(const MailboxExport& x) {
           {"results", std::move(results)}};
 }
 
+json WorkspaceDetails(const Workspace& w) {
+  return {{"id", w.id}, {"name", w.name}, {"isDefault", w.isDefault}, {"createdAt", FormatIso(w.createdAt)}};
+}
+
+json InvitationDetails(const WorkspaceInvitation& i) {
+  return {{"id", i.id}, {"email", i.email}, {"status", i.status}, {"createdAt", FormatIso(i.createdAt)}};
+}
+
 json ThirdPartyAccountDetails(const ThirdPartyAccount& t) {
   return {{"id", t.id},
           {"app", t.app},

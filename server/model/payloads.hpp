@@ -32,6 +32,11 @@ json MailboxDetails(const State& s, const Mailbox& m);
 // mailboxEmail, status) plus what ties it to its purchase and mailbox.
 json PlacementTestDetails(const State& s, const PlacementTest& t);
 
+// workspace.* events `workspaceDetails`: the workspace's id, name, isDefault and createdAt (its
+// billing details are not event material).
+json WorkspaceDetails(const Workspace& w);
+// workspace.invitations `invitationDetails` (Part 4.11 shows no invitation fields: emsim's own).
+json InvitationDetails(const WorkspaceInvitation& i);
 // export.* events (Part 6 Exports category; payload shape is emsim's gap decision): the export
 // record without the CSV and without the sent addresses (those are on GET /_sim/exports/:id).
 json ExportDetails(const MailboxExport& x);

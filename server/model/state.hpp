@@ -54,6 +54,14 @@ struct BillingDetails {
   std::string languagePreference = "en";
 };
 
+// An invitation to join a workspace. Part 4.11 names workspace invitations without shapes, so
+// emsim keeps only what its workspace.invitations event needs (README "emsim trigger").
+struct WorkspaceInvitation {
+  std::string id, email;
+  std::string status = "PENDING";
+  Millis createdAt = 0;
+};
+
 struct Workspace {
   std::string id;
   std::string accountId;
@@ -61,6 +69,7 @@ struct Workspace {
   bool isDefault = false;
   std::optional<BillingDetails> billingDetails;
   Millis createdAt = 0;
+  std::vector<WorkspaceInvitation> invitations;
 };
 
 struct DnsState {

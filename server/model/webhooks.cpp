@@ -47,13 +47,13 @@ const EventTypeInfo* FindEventType(std::string_view value) {
   return nullptr;
 }
 
-namespace {
-
 std::string KnownTypesText() {
   std::string out;
   for (const auto& t : EventTypes()) out += (out.empty() ? "" : ", ") + std::string(t.value);
   return out;
 }
+
+namespace {
 
 // Unknown event types make a 400 naming `enabled_events`; duplicates are folded (order kept).
 Result<std::vector<std::string>> CheckEventTypes(const std::vector<std::string>& types) {
@@ -522,10 +522,6 @@ std::vector<DeliveryAttempt> ListDeliveries(const State& s, const DeliveryFilter
 
 namespace {
 
-json WorkspaceDetailsOf(const Workspace& w) {
-  return {{"id", w.id}, {"name", w.name}, {"isDefault", w.isDefault}, {"createdAt", FormatIso(w.createdAt)}};
-}
-
 // The `<resource>Details` of the object, if the account owns one of the type's resource.
 Result<json> DetailsOf(const State& s, const EventTypeInfo& type, const std::string& account_id,
                        const std::string& object_id) {
@@ -552,7 +548,7 @@ Result<json> DetailsOf(const State& s, const EventTypeInfo& type, const std::str
   if (resource == "workspace") {
     const Workspace* w = s.workspaces.Find(object_id);
     if (!w || w->accountId != account_id) return not_found();
-    return WorkspaceDetailsOf(*w);
+    return WorkspaceDetails(*w);
   }
   if (resource == "placementTest") {
     const PlacementTest* t = s.placementTests.Find(object_id);  // the orderId

@@ -32,6 +32,8 @@ struct EventTypeInfo {
 };
 const std::vector<EventTypeInfo>& EventTypes();
 const EventTypeInfo* FindEventType(std::string_view value);
+// "domain.updated, domain.connection_status_changed, ..." for messages.
+std::string KnownTypesText();
 
 // ---- endpoint URLs -------------------------------------------------------------------------------
 struct UrlParts {

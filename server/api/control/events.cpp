@@ -2,6 +2,7 @@
 
 #include "api/query.hpp"
 #include "api/shapes.hpp"
+#include "model/trigger.hpp"
 #include "model/webhooks.hpp"
 
 namespace emsim::api {
@@ -90,6 +91,28 @@ app::Reply SimTriggerEvent(app::Ctx& ctx) {
     out["schemaIssues"] = std::move(issues);
   }
   return app::Json(std::move(out), 201);
+}
+
+app::Reply SimTriggerChange(app::Ctx& ctx) {
+  const json& b = ctx.req.body;  // shape checked by schemas/requests/sim.trigger.json
+  model::ChangeTriggerInput in;
+  in.type = b.at("type");
+  // The account as the public API names it (x-auth-service), or apiKey in the body as
+  // POST /_sim/events takes it; the body wins when both are sent.
+  in.apiKey = b.contains("apiKey") ? b["apiKey"].get<std::string>() : ctx.req.Header("x-auth-service");
+  if (in.apiKey.empty())
+    return model::Error::Validation("apiKey",
+                                    "apiKey (body) or the x-auth-service header is required: the account whose object changes");
+  if (b.contains("objectId")) in.objectId = b["objectId"].get<std::string>();
+  auto result = ctx.Write([&](model::State& s) { return model::TriggerChange(s, in, ctx.now); });
+  if (!result) return result.error();
+  json events = json::array();
+  for (const auto& e : result->events) events.push_back({{"id", e.id}, {"type", e.type}});
+  return app::Json({{"type", result->type},
+                    {"objectId", result->objectId},
+                    {"change", result->change},
+                    {"events", std::move(events)}},
+                   201);
 }
 
 app::Reply SimResendEvent(app::Ctx& ctx) {

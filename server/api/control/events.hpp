@@ -7,6 +7,7 @@ namespace emsim::api {
 app::Reply SimListEvents(app::Ctx& ctx);         // GET  /_sim/events
 app::Reply SimTriggerEvent(app::Ctx& ctx);       // POST /_sim/events
 app::Reply SimResendEvent(app::Ctx& ctx);        // POST /_sim/events/:id/resend
+app::Reply SimTriggerChange(app::Ctx& ctx);      // POST /_sim/trigger: the real change behind an event (model/trigger.hpp)
 app::Reply SimListDeliveries(app::Ctx& ctx);     // GET  /_sim/deliveries
 app::Reply SimListNotifications(app::Ctx& ctx);  // GET  /_sim/notifications
 
