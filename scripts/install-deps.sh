@@ -19,7 +19,9 @@ pkgs=(g++ cmake ninja-build pkg-config libcpp-httplib-dev nlohmann-json3-dev lib
       # through scripts/install-npm-tools.sh
       npm
       # the fuzz tier (fuzz/run.sh): clang with libFuzzer and the sanitizer runtimes
-      clang libclang-rt-14-dev)
+      clang libclang-rt-14-dev
+      # the browser tier (scripts/test.d/70-browser.sh): headless Chromium for playwright-core
+      chromium)
 [ "${1:-all}" = serve ] && pkgs=("${serve_pkgs[@]}")
 missing=()
 for p in "${pkgs[@]}"; do
