@@ -48,10 +48,11 @@ const viewport = { width: 1200, height: 860 };
 // The dashboard's tab: no credentials of its own; with an admin token, the page asks for it and
 // keeps it in the tab's sessionStorage.
 const page = await (await browser.newContext({ viewport })).newPage();
-// The payment links' tab: they are control-plane links, so with an admin token the browser sends
-// it like any client would.
+// The payment links' tab, with JavaScript off: the checkout page works with plain forms. Payment
+// links are control-plane links, so with an admin token the browser sends it like any client.
 const pay = await (await browser.newContext({
-  viewport, extraHTTPHeaders: adminToken ? { authorization: 'Bearer ' + adminToken } : {} })).newPage();
+  viewport, javaScriptEnabled: false,
+  extraHTTPHeaders: adminToken ? { authorization: 'Bearer ' + adminToken } : {} })).newPage();
 for (const p of [page, pay]) p.on('pageerror', (e) => { failed++; console.log('FAIL: a script error on the page: ' + e.message); });
 
 // The dashboard, opened (or reloaded) and given the token when it asks for it.
