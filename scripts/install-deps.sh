@@ -22,7 +22,9 @@ pkgs=(g++ cmake ninja-build pkg-config libcpp-httplib-dev nlohmann-json3-dev lib
       clang libclang-rt-14-dev
       # shards behind HAProxy (scripts/test.d/65-shards.sh): the proxy itself, and PyYAML to read
       # the Kubernetes manifests (a YAML parser of our own would be the bigger risk)
-      haproxy python3-yaml)
+      haproxy python3-yaml
+      # the browser tier (scripts/test.d/70-browser.sh): headless Chromium for playwright-core
+      chromium)
 [ "${1:-all}" = serve ] && pkgs=("${serve_pkgs[@]}")
 missing=()
 for p in "${pkgs[@]}"; do

@@ -20,6 +20,7 @@
 #include "api/control/exports.hpp"
 #include "api/control/scenarios.hpp"
 #include "api/control/sinks.hpp"
+#include "api/control/ui.hpp"
 #include "api/subscriptions.hpp"
 #include "api/wallet.hpp"
 #include "api/webhooks.hpp"
@@ -122,6 +123,9 @@ const std::map<std::string_view, app::Handler>& Handlers() {
     {"sim.faults.list",                     &api::SimListFaults},
     {"sim.faults.clear",                    &api::SimClearFaults},
     {"sim.faults.delete",                   &api::SimDeleteFault},
+    // ---- /_sim/ui, the dashboard (files embedded in the binary) ---------------------------------
+    {"sim.ui.page",                         &api::SimUiPage},
+    {"sim.ui.file",                         &api::SimUiFile},
   };
   // clang-format on
   return kHandlers;

@@ -130,9 +130,12 @@ constexpr std::string_view kStateLoadOperation = "sim.state.put";
 
 // ---- control plane access ---------------------------------------------------------------------
 // DESIGN.md gap decision: with an admin token configured, /_sim needs `Authorization: Bearer
-// <token>`. The one exception is a sink's receiving address: emsim's own webhook deliveries post
-// there, and a sink checks their Part 6 signature instead.
-constexpr std::string_view kOpenControlOperation = "sim.sinks.receive";
+// <token>`. The exceptions: a sink's receiving address (emsim's own webhook deliveries post
+// there, and a sink checks their Part 6 signature instead), and the dashboard's files (/_sim/ui),
+// which hold no data: the page's script asks for the token and sends it with every /_sim call.
+bool IsOpenControlOperation(std::string_view operation_id) {
+  return operation_id == "sim.sinks.receive" || operation_id == "sim.ui.page" || operation_id == "sim.ui.file";
+}
 constexpr const char* kAdminTokenRequired =
     "Missing or wrong admin token: /_sim needs 'Authorization: Bearer <token>' (emsim serve --admin-token)";
 
@@ -147,7 +150,7 @@ bool SameSecret(std::string_view presented, std::string_view secret) {
 }
 
 bool ControlAccessAllowed(const Route& route, const Request& req, const std::string& admin_token) {
-  if (admin_token.empty() || route.access != Access::kControl || route.operationId == kOpenControlOperation) return true;
+  if (admin_token.empty() || route.access != Access::kControl || IsOpenControlOperation(route.operationId)) return true;
   const std::string& auth = req.Header("authorization");
   constexpr std::string_view kScheme = "Bearer ";
   if (auth.size() <= kScheme.size()) return false;

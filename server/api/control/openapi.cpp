@@ -106,6 +106,13 @@ const std::set<std::string_view> kOasAccepted = {"sim.events.resend"};
 // A sink's receiving address: open even with --admin-token (its catalogue note), and it answers
 // whatever status and body the sink is configured with.
 constexpr std::string_view kOasSinkReceive = "sim.sinks.receive";
+// The dashboard's files: open too (the page holds no data), HTML, CSS or JavaScript, 304 when the
+// browser's copy is current (api/control/ui.hpp).
+const std::set<std::string_view> kOasUi = {"sim.ui.page", "sim.ui.file"};
+// Payment links: a browser (Accept preferring text/html) gets the checkout page, and completing
+// from its form answers 303 back to the page (api/control/checkout_page.hpp).
+const std::set<std::string_view> kOasCheckoutPages = {"sim.checkout.get", "sim.placement_checkouts.get"};
+const std::set<std::string_view> kOasCheckoutForms = {"sim.checkout.complete", "sim.placement_checkouts.complete"};
 
 // The error statuses emsim answers (app/error_mapper.cpp): 400 is the validation shape, the rest
 // the {status, message, errorId} one.
@@ -182,10 +189,18 @@ json OasOperation(const schema::Operation& op, const schema::Registry& schemas, 
                                                                                        : "success";
     responses["200"] = {{"description", what},
                         {"content", {{"application/json", {{"schema", {{"$ref", OasRef(name)}}}}}}}};
+  } else if (kOasUi.count(op.id)) {
+    responses["200"] = {{"description", "the dashboard's file, embedded in the binary"},
+                        {"content", {{op.id == "sim.ui.page" ? "text/html" : "*/*", {{"schema", {{"type", "string"}}}}}}}};
+    responses["304"] = {{"description", "the browser's copy (If-None-Match: its ETag) is current"}};
   } else {
     const std::string code = kOasCreated.count(op.id) ? "201" : kOasAccepted.count(op.id) ? "202" : "200";
     responses[code] = {{"description", "the handler's own JSON answer (README's control-plane table)"},
                        {"content", {{"application/json", {{"schema", json::object()}}}}}};
+    if (kOasCheckoutPages.count(op.id))
+      responses[code]["content"]["text/html"] = {{"schema", {{"type", "string"}}}};
+    if (kOasCheckoutForms.count(op.id))
+      responses["303"] = {{"description", "asked by the checkout page's form (Accept prefers text/html): back to the page"}};
   }
   responses["400"] = {{"$ref", "#/components/responses/ValidationError"}};
   for (int status : kOasErrorStatuses) responses[std::to_string(status)] = {{"$ref", "#/components/responses/Error"}};
@@ -199,7 +214,7 @@ json OasOperation(const schema::Operation& op, const schema::Registry& schemas, 
 
   // ---- who may call it --------------------------------------------------------------------------
   if (op.Public()) o["security"] = json::array({{{"apiKey", json::array()}}});
-  else if (op.id == kOasSinkReceive) o["security"] = json::array();
+  else if (op.id == kOasSinkReceive || kOasUi.count(op.id)) o["security"] = json::array();
   else o["security"] = json::array({json::object(), {{"adminToken", json::array()}}});
   return o;
 }
