@@ -1,5 +1,7 @@
 #include "api/control/checkouts.hpp"
 
+#include <utility>
+
 #include "api/shapes.hpp"
 #include "model/checkouts.hpp"
 #include "model/wallet.hpp"
@@ -33,6 +35,8 @@ app::Reply SimGetCheckout(app::Ctx& ctx) {
 
 app::Reply SimCompleteCheckout(app::Ctx& ctx) {
   return ctx.Write([&](model::State& s) -> app::Reply {
+    // Paid on the clock of the checkout's account (a tenant's own, if it has one).
+    if (const model::Checkout* k = std::as_const(s).checkouts.Find(ctx.req.params.at("id"))) ctx.UseClockOf(s, k->accountId);
     auto c = model::CompleteDomainCheckout(s, ctx.req.params.at("id"), ctx.now);
     if (!c) return c.error();
     json checkout = CheckoutRecord(**c, DomainCheckoutUrl(ctx.svc.baseUrl, (*c)->id));
@@ -57,6 +61,7 @@ app::Reply SimGetPlacementCheckout(app::Ctx& ctx) {
 
 app::Reply SimCompletePlacementCheckout(app::Ctx& ctx) {
   auto done = ctx.Write([&](model::State& s) {
+    if (auto cart = model::FindPlacementCheckout(s, ctx.req.params.at("id"))) ctx.UseClockOf(s, (*cart)->accountId);
     return model::CompletePlacementCheckout(s, ctx.req.params.at("id"), ctx.now);
   });
   if (!done) return done.error();

@@ -72,6 +72,8 @@ app::Reply SimTriggerEvent(app::Ctx& ctx) {
   // A copy that recurses on the value's depth: bounded by the limited parser (64 levels).
   if (b.contains("data")) in.data = b["data"];
   auto result = ctx.Write([&](model::State& s) -> model::Result<json> {
+    // The event is the account's: it happens at its clock's now, its deliveries run on it.
+    if (auto a = s.accountByApiKey.find(in.apiKey); a != s.accountByApiKey.end()) ctx.UseClockOf(s, a->second);
     auto e = model::TriggerEvent(s, in, ctx.now);
     if (!e) return e.error();
     json endpoints = json::array();
@@ -99,6 +101,7 @@ app::Reply SimResendEvent(app::Ctx& ctx) {
   if (body.contains("endpointId")) endpoint = body["endpointId"].get<std::string>();
   const std::string event_id = ctx.req.params.at("id");
   auto result = ctx.Write([&](model::State& s) -> model::Result<json> {
+    if (const model::Event* e = s.FindEvent(event_id)) ctx.UseClockOf(s, e->accountId);  // its account's clock
     auto resent = model::ResendEvent(s, event_id, endpoint, ctx.now);
     if (!resent) return resent.error();
     json deliveries = json::array();
