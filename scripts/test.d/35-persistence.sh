@@ -30,5 +30,24 @@ kill "$first_pid"; wait "$first_pid" 2>/dev/null
 check "EMSIM_DATA_DIR is the flag's variable" \
   bash -c "EMSIM_DATA_DIR='$tmp/d1' '$build/emsim' serve --port 0 >'$tmp/env.out' 2>&1 & p=\$!; for _ in \$(seq 200); do grep -q 'emsim ready' '$tmp/env.out' && break; sleep 0.05; done; kill \$p; wait \$p; grep -q 'world recovered from the data dir' '$tmp/env.out'"
 check "bad --durability is refused" bash -c "'$build/emsim' serve --durability sometimes 2>&1 | grep -q 'full or process'"
+# Tenants' own clocks (README "Parallel tests: tenants") survive kill -9: a tenant's manual clock
+# 3h ahead of the instance's comes back where it was; a deleted tenant stays deleted.
+start_emsim tenants --data-dir "$tmp/d3" --clock manual
+tenants_pid=${pids[-1]}
+sim() { curl -s -X "$1" "http://127.0.0.1:$port$2" -H 'Content-Type: application/json' ${3:+-H "x-auth-service: $3"} ${4:+-d "$4"}; }
+field() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
+kept=$(sim POST /_sim/tenants "" '{}'); gone=$(sim POST /_sim/tenants "" '{}')
+kept_key=$(field '["apiKey"]' <<<"$kept"); gone_id=$(field '["accountId"]' <<<"$gone")
+sim POST /_sim/clock/advance "$kept_key" '{"duration":"3h"}' >/dev/null
+kept_now=$(sim GET /_sim/clock "$kept_key" | field '["epochMs"]')
+sim DELETE "/_sim/tenants/$gone_id" >/dev/null
+kill -9 "$tenants_pid"; wait "$tenants_pid" 2>/dev/null
+start_emsim tenants2 --data-dir "$tmp/d3" --clock manual
+check "a tenant's own clock is where it was after kill -9" \
+  test "$(sim GET /_sim/clock "$kept_key" | field '["epochMs"]')" = "$kept_now"
+check "its clock is its own: the instance clock is 3h behind" \
+  test "$(( kept_now - $(sim GET /_sim/clock | field '["epochMs"]') ))" = 10800000
+check "a deleted tenant stays deleted" \
+  test "$(sim GET /_sim/tenants | field '["tenants"].__len__()')" = 1
 echo "persistence: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

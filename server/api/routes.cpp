@@ -117,6 +117,9 @@ const std::map<std::string_view, app::Handler>& Handlers() {
     {"sim.exports.list",                    &api::SimListExports},
     {"sim.exports.get",                     &api::SimGetExport},
     {"sim.tenants.create",                  &api::SimCreateTenant},
+    {"sim.tenants.list",                    &api::SimListTenants},
+    {"sim.tenants.reset",                   &api::SimResetTenant},
+    {"sim.tenants.delete",                  &api::SimDeleteTenant},
     // ---- /_sim scenarios, faults ----------------------------------------------------------------
     {"sim.scenarios.run",                   &api::SimRunScenario},
     {"sim.faults.create",                   &api::SimCreateFault},

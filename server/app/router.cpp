@@ -1,5 +1,7 @@
 #include "app/router.hpp"
 
+#include "model/tenants.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <charconv>
@@ -14,6 +16,7 @@
 #include "core/json_out.hpp"
 #include "app/error_mapper.hpp"
 #include "model/faults.hpp"
+#include "model/tenants.hpp"
 #include "core/json_limits.hpp"
 #include "core/messages.hpp"
 #include "runtime/log.hpp"
@@ -433,6 +436,16 @@ Response Router::Handle(RawRequest raw) {
       req.accountId = ctx.caller.accountId;
     }
     ctx.now = svc_.clock.Now();
+    // A tenant with a clock of its own works on it: the request's now and the jobs it schedules
+    // (model/tenants.hpp). /_sim routes follow the key in x-auth-service when one is sent.
+    if (authenticated) {
+      ctx.Read([&](const model::State& s) { ctx.UseClockOf(s, ctx.caller.accountId); });
+    } else if (const std::string& key = req.Header("x-auth-service"); !key.empty()) {
+      ctx.Read([&](const model::State& s) {
+        if (s.tenants.empty()) return;
+        if (auto a = s.accountByApiKey.find(key); a != s.accountByApiKey.end()) ctx.UseClockOf(s, a->second);
+      });
+    }
     Reply reply = route.handler(ctx);
     ctx.EndTxn();
     // With --data-dir an answer to anything that may have changed the world waits until the
@@ -440,7 +453,8 @@ Response Router::Handle(RawRequest raw) {
     // POSTs included, never wait for the disk.
     if (writes) svc_.store.AwaitDurable();
     if (!reply) return fail(reply.error());
-    return Finish(req, std::move(reply.value()), started, false);
+    // Journaled at the time of the clock it ran on (a tenant's own, if it has one).
+    return Finish(req, std::move(reply.value()), ctx.clock.empty() ? started : ctx.now, false);
   } catch (const std::exception& e) {
     ctx.EndTxn();
     return internal_error(e.what());

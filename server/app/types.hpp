@@ -17,6 +17,8 @@
 #include "core/error.hpp"
 #include "core/json.hpp"
 #include "model/state.hpp"
+#include "model/tenants.hpp"
+#include "runtime/clock.hpp"
 
 namespace emsim::app {
 
@@ -67,6 +69,10 @@ struct Ctx {
   model::Millis now;
   std::optional<runtime::Store::ReadTxn> readTxn;
   std::optional<runtime::Store::WriteTxn> writeTxn;
+  // The clock the request works on: "" the instance clock, else the id of the tenant (with a
+  // clock of its own) whose key it carries; `now` is that clock's. What a Write schedules is due
+  // on it (model::State::jobClock).
+  std::string clock;
 
   template <class F>
   auto Read(F&& f) {
@@ -83,9 +89,26 @@ struct Ctx {
         runtime::Store::WriteTxn& txn;
         ~CommitOnReturn() { txn.Commit(); }
       } commit{*writeTxn};
+      writeTxn->state().jobClock = clock;
       return f(writeTxn->state());
     }
-    return svc.store.Write(std::forward<F>(f));
+    return svc.store.Write([&](model::State& s) {
+      s.jobClock = clock;
+      return f(s);
+    });
+  }
+  // Makes the rest of the request work on `account_id`'s clock when that is a tenant's own
+  // (model/tenants.hpp): `now` becomes its now and, in a write, what is scheduled is due on it.
+  // For /_sim routes that name an account in their body or by a record rather than by key.
+  void UseClockOf(const model::State& s, const std::string& account_id) {
+    if (const model::Tenant* t = model::OwnClockTenant(s, account_id)) {
+      clock = t->id;
+      now = model::OwnClockNow(*t, runtime::Clock::WallNow());
+    }
+  }
+  void UseClockOf(model::State& s, const std::string& account_id) {
+    UseClockOf(static_cast<const model::State&>(s), account_id);
+    s.jobClock = clock;
   }
   // Ends the request's transaction, if one is still open (the router, once the handler returned).
   void EndTxn() {

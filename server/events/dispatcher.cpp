@@ -22,8 +22,10 @@ void Dispatcher::Attempt(const model::Job& job, model::Millis at, std::uint64_t 
     // A duplicate's copy goes out as Part 6 sends the event: faults shape the delivery, not it.
     if (!url || plan->copy || !faults_may_exist_.load(std::memory_order_acquire)) return;
     const std::string path = url->target.substr(0, url->target.find('?'));
+    const model::Account* owner = s.accounts.Find(plan->accountId);
+    const std::string api_key = owner ? owner->apiKey : std::string();
     if (!plan->held) {
-      if (auto hold = model::TakeDeliveryFault(s, path, true)) {
+      if (auto hold = model::TakeDeliveryFault(s, path, true, api_key)) {
         model::HoldAttempt(s, *plan, *hold);
         runtime::Log("info", "webhook attempt held back", {{"fault", hold->id}, {"event", plan->eventId},
                                                            {"endpoint", plan->endpointId}});
@@ -31,7 +33,7 @@ void Dispatcher::Attempt(const model::Job& job, model::Millis at, std::uint64_t 
         return;
       }
     }
-    fault = model::TakeDeliveryFault(s, path, false);
+    fault = model::TakeDeliveryFault(s, path, false, api_key);
   });
   if (!plan) return;
   std::string body = plan->body;
@@ -101,6 +103,9 @@ void Dispatcher::Attempt(const model::Job& job, model::Millis at, std::uint64_t 
   runtime::LogFields line;  // the attempt's log line, written once the lock is released
   store_.Write([&](model::State& s) {
     if (store_.generation() != generation) return;
+    // The job went while the attempt was on the wire: its tenant was deleted or reset
+    // (model/tenants.hpp), and nothing of this attempt belongs to the world any more.
+    if (!s.jobs.count(plan->job)) return;
     const auto* before = s.webhookEndpoints.Find(plan->endpointId);
     const bool was_active = before && before->status == model::WebhookEndpointStatus::kActive;
     const model::DeliveryAttempt& done = model::FinishAttempt(s, *plan, outcome, at);

@@ -130,9 +130,9 @@ std::optional<Fault> TakeFault(State& s, const std::string& target, const std::s
   return std::nullopt;
 }
 
-std::optional<Fault> TakeDeliveryFault(State& s, const std::string& path, bool holding) {
+std::optional<Fault> TakeDeliveryFault(State& s, const std::string& path, bool holding, const std::string& api_key) {
   for (auto& f : s.faults) {
-    if (f.Holds() != holding || !Matches(f, kFaultTargetDelivery, "POST", path, "")) continue;
+    if (f.Holds() != holding || !Matches(f, kFaultTargetDelivery, "POST", path, api_key)) continue;
     if (!Roll(s, f)) continue;
     ++f.hits;
     return f;

@@ -51,8 +51,9 @@ std::optional<Fault> TakeFault(State& s, const std::string& target, const std::s
 
 // The delivery fault for an attempt to an endpoint URL with this path: with `holding`, the first
 // that holds attempts back (delay, reorder), taken when the attempt falls due; without, the first
-// that changes what is sent. Counted like TakeFault.
-std::optional<Fault> TakeDeliveryFault(State& s, const std::string& path, bool holding);
+// that changes what is sent. Counted like TakeFault. `api_key` is the key of the endpoint's
+// account: a fault with an apiKey (made with a tenant's key) affects only its deliveries.
+std::optional<Fault> TakeDeliveryFault(State& s, const std::string& path, bool holding, const std::string& api_key);
 
 // Read-only: whether TakeFault could match (lets the pipeline skip the write lock).
 bool AnyFaultMatches(const State& s, const std::string& target, const std::string& method, const std::string& path,

@@ -99,9 +99,15 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MailboxExport, id, accountId, wo
                                                 results, csv)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ThirdPartyAccount, id, accountId, app, email, passwordFingerprint,
                                                 createdAt, updatedAt)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Tenant, id, templateId, tag, createdAt)
+// The clock members came later: a tenant of a shared clock (what every tenant was before) dumps
+// as it did.
+constexpr const char* kTenantOptional[] = {"clock", "clockMode", "clockNow", "clockOffset",
+                                           "clockStartMs", "clockStartMode", "idsCounter"};
+EMSIM_JSON_OMITTING_DEFAULTS(Tenant, kTenantOptional, id, templateId, tag, createdAt, clock, clockMode, clockNow,
+                             clockOffset, clockStartMs, clockStartMode, idsCounter)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Event, id, type, accountId, createdMs, apiVersion, data)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Job, seq, dueMs, kind, args)
+constexpr const char* kJobOptional[] = {"clock"};  // came with tenants' own clocks
+EMSIM_JSON_OMITTING_DEFAULTS(Job, kJobOptional, seq, dueMs, kind, args, clock)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WebhookEndpoint, id, accountId, url, enabledEvents, status, secret,
                                                 consecutiveFailures, createdAt, updatedAt, disabledAt,
                                                 disabledReason)
@@ -161,6 +167,12 @@ void State::RebuildIndexes() {
   eventIndex.clear();
   for (size_t i = 0; i < events.size(); ++i) eventIndex[events[i].id] = trimmed.events + i;
   IndexWebhookEndpointsByPath();
+  waitingJobs.clear();
+  ownClockQueue.clear();
+  ownClockQueued.clear();
+  for (const auto& [key, job] : jobs)
+    if (!job.running) waitingJobs[job.clock].insert(key);
+  for (const auto& [clock, keys] : waitingJobs) RequeueClock(clock);
 }
 
 Account& State::AddAccount(Account a) {
@@ -261,20 +273,68 @@ Millis State::TimingMs(std::string_view key, Millis default_ms) const {
   return it == timings.end() ? default_ms : it->second * kSecond;
 }
 
-std::uint64_t State::ScheduleArgs(Millis due, std::string kind, JobArgs args) {
+std::uint64_t State::ScheduleOn(std::string clock, Millis due, std::string kind, JobArgs args) {
   const std::uint64_t seq = nextJobSeq++;
   // Hinted at the end: a job is usually due after every job already waiting (seq only grows), and
   // then the insert does not walk down the tree. Under a manual clock nothing runs until the clock
   // moves, so a purchase load keeps hundreds of thousands of jobs, and the walk's cache misses
   // were a visible share of the MONTHLY purchase. A wrong hint costs a normal insert.
-  jobs.emplace_hint(jobs.end(), std::make_pair(due, seq), Job{seq, due, std::move(kind), std::move(args), false});
-  if (due < earliestNewJobDue) earliestNewJobDue = due;
+  const JobKey key{due, seq};
+  auto& waiting = waitingJobs[clock];
+  waiting.emplace_hint(waiting.end(), key);
+  auto it = jobs.emplace_hint(jobs.end(), key, Job{seq, due, std::move(kind), std::move(args), false, std::move(clock)});
+  if (it->second.clock.empty()) {
+    if (due < earliestNewJobDue) earliestNewJobDue = due;
+  } else {
+    RequeueClock(it->second.clock);
+  }
   if (trackJobs) jobsScheduled.emplace_back(due, seq);
   return seq;
 }
 
+namespace {
+void ForgetWaiting(State& s, const Job& job, const JobKey& key) {
+  auto w = s.waitingJobs.find(job.clock);
+  if (w == s.waitingJobs.end()) return;
+  w->second.erase(key);
+  if (w->second.empty() && !job.clock.empty()) s.waitingJobs.erase(w);
+  if (!job.clock.empty()) s.RequeueClock(job.clock);
+}
+}  // namespace
+
+void State::MarkJobRunning(Job& job) {
+  job.running = true;
+  ForgetWaiting(*this, job, {job.dueMs, job.seq});
+}
+
+void State::RequeueClock(const std::string& clock) {
+  if (clock.empty()) return;
+  Millis key = kNoJobDue;  // kNoJobDue: not queued
+  const Tenant* t = tenants.Find(clock);
+  auto w = waitingJobs.find(clock);
+  if (t && w != waitingJobs.end() && !w->second.empty()) {
+    const Millis due = w->second.begin()->first;
+    if (t->clockMode == "manual") key = due <= t->clockNow ? INT64_MIN : kNoJobDue;
+    else key = due - t->clockOffset;
+  }
+  auto q = ownClockQueued.find(clock);
+  const Millis before = q == ownClockQueued.end() ? kNoJobDue : q->second;
+  if (key == before) return;
+  if (q != ownClockQueued.end()) {
+    ownClockQueue.erase({before, clock});
+    ownClockQueued.erase(q);
+  }
+  if (key == kNoJobDue) return;
+  ownClockQueue.emplace(key, clock);
+  ownClockQueued.emplace(clock, key);
+  // Due earlier than the scheduler knew: wake it (it compares own clocks in wall terms, so any
+  // earlier key is news to it).
+  if (key < before) earliestNewJobDue = INT64_MIN;
+}
+
 std::map<JobKey, Job>::iterator State::EraseJob(std::map<JobKey, Job>::iterator it) {
   if (trackJobs) jobsErased.push_back(it->first);
+  if (!it->second.running) ForgetWaiting(*this, it->second, it->first);
   return jobs.erase(it);
 }
 
@@ -444,7 +504,13 @@ void CheckRanges(const State& s) {
     c.Time("thirdPartyAccounts", t.id, "createdAt", t.createdAt);
     c.Time("thirdPartyAccounts", t.id, "updatedAt", t.updatedAt);
   }
-  for (const auto& t : s.tenants) c.Time("tenants", t.id, "createdAt", t.createdAt);
+  for (const auto& t : s.tenants) {
+    c.Time("tenants", t.id, "createdAt", t.createdAt);
+    c.Time("tenants", t.id, "clockNow", t.clockNow);
+    c.Time("tenants", t.id, "clockStartMs", t.clockStartMs);
+    // Wall time plus the offset stays within the clock's years for centuries either way.
+    c.Range("tenants", t.id, "clockOffset", t.clockOffset, -kMaxTimeMs, kMaxTimeMs);
+  }
   for (const auto& e : s.events) c.Time("events", e.id, "createdMs", e.createdMs);
   for (const auto& e : s.webhookEndpoints) {
     c.Time("webhookEndpoints", e.id, "createdAt", e.createdAt);
@@ -623,8 +689,21 @@ State LoadState(const json& j) {
   for (const auto& t : s.thirdPartyAccounts)
     if (!s.accounts.Contains(t.accountId))
       throw std::invalid_argument("state.thirdPartyAccounts: " + t.id + " names unknown account " + t.accountId);
-  for (const auto& t : s.tenants)
+  for (const auto& t : s.tenants) {
     if (!s.accounts.Contains(t.id)) throw std::invalid_argument("state.tenants: " + t.id + " is not an account");
+    if (t.clock != "own" && t.clock != "shared")
+      throw std::invalid_argument("state.tenants: " + t.id + ".clock must be own or shared");
+    if (t.OwnClock() && t.clockMode != "real" && t.clockMode != "manual")
+      throw std::invalid_argument("state.tenants: " + t.id + ".clockMode must be real or manual");
+    if (t.OwnClock() && t.clockStartMode != "real" && t.clockStartMode != "manual")
+      throw std::invalid_argument("state.tenants: " + t.id + ".clockStartMode must be real or manual");
+  }
+  for (const auto& [key, job] : s.jobs) {
+    const Tenant* t = job.clock.empty() ? nullptr : s.tenants.Find(job.clock);
+    if (!job.clock.empty() && (!t || !t->OwnClock()))
+      throw std::invalid_argument("state.jobs: " + std::to_string(job.seq) + ".clock names no tenant with a clock of its own: " +
+                                  SafeText(job.clock, 100));
+  }
   s.RebuildIndexes();
   return s;
 }

@@ -256,9 +256,23 @@ struct ThirdPartyAccount {
 
 // An account made by POST /_sim/tenants: `id` is the account's id; `templateId` the fixture
 // account it was cloned from; `tag` the short text that makes the clone's names unique.
+//
+// Its clock: `clock` is "shared" (the instance clock, as every fixture account) or "own" (a clock
+// of its own, so advancing it moves only this tenant's jobs). An own clock keeps its mode and,
+// in manual mode, its now (`clockNow`); in real mode, its offset from wall time (`clockOffset`:
+// now = wall + offset, so it keeps running while emsim is down, as the instance's real clock
+// does). `clockStartMs`/`clockStartMode` are what it started as (a tenant reset goes back to
+// them); `idsCounter` is the id generator's counter when its records were cloned, so a reset
+// clones them again with the same ids.
 struct Tenant {
   std::string id, templateId, tag;
   Millis createdAt = 0;
+  std::string clock = "shared";
+  std::string clockMode;  // "real" | "manual" (own clocks only)
+  Millis clockNow = 0, clockOffset = 0, clockStartMs = 0;
+  std::string clockStartMode;
+  std::uint64_t idsCounter = 0;
+  bool OwnClock() const { return clock == "own"; }
 };
 
 // Part 6 envelope plus who owns it. `created` is Unix seconds of simulated time.
@@ -423,6 +437,9 @@ struct Job {
   std::string kind;  // e.g. "domains.apply_dmarc"; a runner is registered per kind
   JobArgs args;
   bool running = false;  // taken by the scheduler, outcome not yet recorded; never dumped
+  // The clock it is due on: "" the instance clock; else the id of a tenant with a clock of its
+  // own (model/tenants.hpp), whose `dueMs` is in that clock's time.
+  std::string clock;
 };
 using JobKey = std::pair<Millis, std::uint64_t>;  // (dueMs, seq): a job's place in State::jobs
 inline constexpr Millis kNoJobDue = INT64_MAX;
@@ -505,6 +522,31 @@ struct State {
   // the store reads it after each write to wake the scheduler only when a write scheduled work
   // due before what it already waits for (runtime/store.hpp).
   Millis earliestNewJobDue = kNoJobDue;
+  // The clock the jobs scheduled by the write in progress are due on ("" the instance clock; a
+  // tenant's id when the write is that tenant's request or job). Not state: the store clears it
+  // when a write begins; the router and the scheduler set it.
+  std::string jobClock;
+  // Set by a write that removed entries from the middle of a log (a tenant deleted or reset): a
+  // durable copy then writes the logs whole (runtime/persist). Not state; the copy clears it.
+  bool logsRewritten = false;
+  // Marks a waiting job as taken by the scheduler (Job::running), keeping the index below.
+  void MarkJobRunning(Job& job);
+
+  // ---- clocks' waiting jobs (derived, never dumped) ----------------------------------------------
+  // The keys of the jobs not running, per clock ("" the instance clock): the scheduler starts a
+  // clock's due jobs from the front of its set, O(log n) per job whatever the other clocks hold.
+  std::unordered_map<std::string, std::set<JobKey>> waitingJobs;
+  // Own clocks with a waiting job, by when it falls due in wall-clock terms: a real-mode clock's
+  // earliest due minus its offset; a manual-mode clock is here only when its earliest job is
+  // due (key INT64_MIN: start at once), since it never moves by itself. The scheduler's loop
+  // looks at the front only (O(log n) per change with 10,000 clocks).
+  std::set<std::pair<Millis, std::string>> ownClockQueue;
+  std::unordered_map<std::string, Millis> ownClockQueued;  // clock -> its key in ownClockQueue
+  // Recomputes `clock`'s place in ownClockQueue (after a job of it came or went, or it moved);
+  // wakes the scheduler (earliestNewJobDue) when the clock falls due earlier than before.
+  void RequeueClock(const std::string& clock);
+  // Schedules on a given clock (ScheduleArgs schedules on jobClock).
+  std::uint64_t ScheduleOn(std::string clock, Millis due, std::string kind, JobArgs args);
 
   Table<WebhookEndpoint> webhookEndpoints;
   std::deque<DeliveryAttempt> deliveries;
@@ -559,7 +601,10 @@ struct State {
     return ScheduleArgs(due, std::move(kind), JobArgs(args));
   }
   // The same with the arguments already in their text form (the placement purchase's hot path).
-  std::uint64_t ScheduleArgs(Millis due, std::string kind, JobArgs args);
+  // Both schedule on `jobClock`.
+  std::uint64_t ScheduleArgs(Millis due, std::string kind, JobArgs args) {
+    return ScheduleOn(jobClock, due, std::move(kind), std::move(args));
+  }
 
   // Records an event in the outbox (Part 6 envelope) and fans it out: one "webhooks.deliver" job,
   // due now, per active endpoint of the account subscribed to the type (model/webhooks.hpp).

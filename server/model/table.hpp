@@ -70,6 +70,23 @@ class Table {
     return true;
   }
 
+  // Removes the records of `ids` (unknown ones are skipped) with one reindex, keeping the order
+  // of the others.
+  void EraseAll(const std::vector<std::string>& ids) {
+    std::vector<bool> gone(rows_.size(), false);
+    bool any = false;
+    for (const auto& id : ids) {
+      const size_t row = index_.Find(id, KeyOf());
+      if (row == IdIndex::npos) continue;
+      if (tracking_) touched_.push_back(id);
+      gone[row] = any = true;
+    }
+    if (!any) return;
+    size_t i = 0;
+    std::erase_if(rows_, [&](const T&) { return gone[i++]; });
+    Reindex();
+  }
+
   void Clear() {
     all_touched_ = tracking_;
     rows_.clear();

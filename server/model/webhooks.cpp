@@ -325,6 +325,7 @@ std::optional<AttemptPlan> BeginAttempt(State& s, const Job& job, Millis now) {
   p.body = EventEnvelope(*ev).dump();
   p.attempt = args.value("attempt", std::int64_t{1});
   p.scheduledAt = job.dueMs;
+  p.clock = job.clock;
   if (args.contains("injected") && args["injected"].is_array()) p.injected = args["injected"];  // a hand-edited dump may hold anything
   p.held = args.value("held", false);
   p.copy = args.value("copy", false);
@@ -369,7 +370,8 @@ void ReleaseReorderHolds(State& s, const std::string& endpoint_id, const std::st
     }
     ++it;
   }
-  for (auto& job : released) s.Schedule(std::max(now, Millis{0}), kDeliverJob, job.args.Parse());
+  // Same endpoint, same account: on the clock of the attempt that released them.
+  for (auto& job : released) s.ScheduleOn(job.clock, std::max(now, Millis{0}), kDeliverJob, std::move(job.args));
 }
 
 }  // namespace
@@ -393,10 +395,11 @@ void HoldAttempt(State& s, const AttemptPlan& plan, const Fault& fault) {
   if (plan.copy) args["copy"] = true;
   if (fault.reorder) args[kReorderHeld] = true;
   s.EraseJob(plan.job);
-  s.Schedule(until, kDeliverJob, args);
+  s.ScheduleOn(plan.clock, until, kDeliverJob, JobArgs(args));
 }
 
 const DeliveryAttempt& FinishAttempt(State& s, const AttemptPlan& plan, const AttemptOutcome& o, Millis now) {
+  s.jobClock = plan.clock;  // retries and copies are due on the attempt's clock
   DeliveryAttempt d;
   d.id = "dlv_" + std::to_string(plan.jobSeq);
   d.jobSeq = plan.jobSeq;

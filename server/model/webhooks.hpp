@@ -82,6 +82,7 @@ struct AttemptPlan {
   std::string body;  // the raw envelope, byte for byte what is signed and sent
   std::int64_t attempt = 1;
   Millis scheduledAt = 0;  // the job's due time: the attempt is made at this simulated time
+  std::string clock;       // the job's clock (Job::clock): its retries are due on it too
   // Delivery faults (model/faults.hpp) already applied to this attempt, from its job's arguments.
   json injected;  // null or [{fault, kind, ...}]
   bool held = false;  // held back once by a delay or reorder fault: not held again

@@ -220,6 +220,28 @@ void Journal::Clear() {
   }
 }
 
+size_t Journal::EraseAccount(const std::string& account_id) {
+  size_t erased = 0;
+  for (Stripe& stripe : stripes_) {
+    std::vector<std::pair<std::uint64_t, Item>> gone;  // freed outside the lock
+    std::lock_guard lock(stripe.mu);
+    auto of_account = [&](const Item& item) {
+      if (const auto* e = std::get_if<JournalEntry>(&item)) return e->accountId == account_id;
+      const json& j = std::get<json>(item);
+      return j.is_object() && j.value("accountId", json()) == account_id;
+    };
+    std::vector<std::pair<std::uint64_t, Item>> kept;
+    for (auto& slot : stripe.ring) (of_account(slot.second) ? gone : kept).push_back(std::move(slot));
+    if (gone.empty()) continue;
+    // Oldest first, so the ring fills from its start again (`next` counts only once it is full).
+    std::sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    stripe.ring.swap(kept);
+    stripe.next = 0;
+    erased += gone.size();
+  }
+  return erased;
+}
+
 size_t Journal::size() const {
   size_t n = 0;
   for (const Stripe& stripe : stripes_) {

@@ -72,6 +72,8 @@ class Journal {
   // that come closest (fewest mismatches, newest first), each with its reasons.
   json Count(const RequestPattern& pattern) const;
   void Clear();
+  // Forgets the entries of one account's requests (a tenant deleted); answers how many.
+  size_t EraseAccount(const std::string& account_id);
   size_t size() const;
 
  private:

@@ -555,8 +555,16 @@ void Persister::Collect(model::State& s) {
     }
   });
   ForEachLog(s, [&](std::uint8_t t, const auto& list, std::uint64_t trimmed) {
-    AppendLog(cs.rows, t, list, trimmed, log_marks_[t]);
+    if (!s.logsRewritten) {
+      AppendLog(cs.rows, t, list, trimmed, log_marks_[t]);
+      return;
+    }
+    // Entries removed from the middle (a tenant deleted or reset): the positions after them
+    // moved, so the log is written whole.
+    cs.rows.push_back(ClearTable(t));
+    AppendLog(cs.rows, t, list, trimmed, MarkOf(trimmed, 0));
   });
+  s.logsRewritten = false;
   // Removals first: a job scheduled and removed in the same transaction is then not written.
   for (const auto& key : s.jobsErased) cs.rows.push_back({kJobsTable, "", static_cast<std::int64_t>(key.second), std::nullopt});
   for (const auto& key : s.jobsScheduled)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "model/tenants.hpp"
 #include "runtime/log.hpp"
 
 namespace emsim::runtime {
@@ -30,69 +31,121 @@ bool Scheduler::HasRunner(const std::string& kind) const {
 
 // ---- starting jobs ---------------------------------------------------------------------------------
 
-Millis Scheduler::EarliestWaiting() const {
-  return store_.Read([](const model::State& s) {
-    // Running jobs are few (at most the tasks in flight) and sit at the front: skip them.
-    for (const auto& [key, job] : s.jobs)
-      if (!job.running) return key.first;
-    return model::kNoJobDue;
+Millis Scheduler::EarliestWaiting(const std::string& clock) const {
+  return store_.Read([&](const model::State& s) {
+    auto w = s.waitingJobs.find(clock);
+    return w == s.waitingJobs.end() || w->second.empty() ? model::kNoJobDue : w->second.begin()->first;
   });
 }
 
-std::int64_t Scheduler::StartEarliest(Millis limit) {
+Millis Scheduler::NextOwnClockWall() const {
+  return store_.Read([](const model::State& s) {
+    return s.ownClockQueue.empty() ? model::kNoJobDue : s.ownClockQueue.begin()->first;
+  });
+}
+
+std::optional<Millis> Scheduler::NowOf(const std::string& clock) const {
+  if (clock.empty()) return clock_.Now();
+  return store_.Read([&](const model::State& s) -> std::optional<Millis> {
+    const model::Tenant* t = model::OwnClockTenant(s, clock);
+    if (!t) return std::nullopt;
+    return model::OwnClockNow(*t, Clock::WallNow());
+  });
+}
+
+void Scheduler::SetClock(const std::string& clock, Millis now) {
+  if (clock.empty()) {
+    clock_.Set(now);  // never backwards: a real clock may already be past it
+    return;
+  }
+  store_.Write([&](model::State& s) { model::SetOwnClock(s, clock, now, Clock::WallNow()); });
+}
+
+std::int64_t Scheduler::StartBatch(model::State& s, const std::string& clock, Millis limit, std::vector<Task>& tasks) {
+  auto w = s.waitingJobs.find(clock);
+  if (w == s.waitingJobs.end() || w->second.empty() || w->second.begin()->first > limit) return 0;
+  const Millis due = w->second.begin()->first;
+  std::vector<model::JobKey> batch;
+  for (auto it = w->second.begin(); it != w->second.end() && it->first == due; ++it) batch.push_back(*it);
+  const std::uint64_t generation = store_.generation();
+  std::int64_t n = 0;
+  // In scheduling order. A state job may schedule or remove others: each key is looked up again.
+  for (const auto& key : batch) {
+    auto it = s.jobs.find(key);
+    if (it == s.jobs.end() || it->second.running) continue;
+    model::Job& job = it->second;
+    ++n;
+    if (auto t = task_runners_.find(job.kind); t != task_runners_.end()) {
+      s.MarkJobRunning(job);
+      tasks.push_back({job, generation});
+      continue;
+    }
+    model::Job taken = std::move(job);
+    job.clock = taken.clock;  // EraseJob finds the clock's index by it
+    s.EraseJob(it);
+    auto r = state_runners_.find(taken.kind);
+    if (r == state_runners_.end()) {
+      // A job nobody can run (from a hand-edited state dump) is dropped, loudly.
+      Log("warn", "dropping a job of unknown kind", {{"job", taken.seq}, {"kind", taken.kind}});
+      continue;
+    }
+    // What the job schedules is due on its clock too.
+    s.jobClock = taken.clock;
+    try {
+      r->second(s, taken, taken.dueMs);
+    } catch (const std::exception& e) {
+      Log("error", "job failed", {{"job", taken.seq}, {"kind", taken.kind}, {"what", e.what()}});
+    }
+    s.jobClock.clear();
+  }
+  return n;
+}
+
+void Scheduler::QueueTasks(std::vector<Task>& tasks) {
+  if (tasks.empty()) return;
+  std::lock_guard lock(task_mu_);
+  if (workers_.empty() && !workers_stop_)
+    for (size_t i = 0; i < kWorkers; ++i) workers_.emplace_back([this] { Work(); });
+  for (auto& t : tasks) {
+    unfinished_[t.job.clock].insert(t.job.dueMs);
+    queue_.push_back(std::move(t));
+  }
+  task_cv_.notify_all();
+}
+
+std::int64_t Scheduler::StartEarliest(const std::string& clock, Millis limit) {
+  std::vector<Task> tasks;
+  const std::int64_t started =
+      store_.Write([&](model::State& s) -> std::int64_t { return StartBatch(s, clock, limit, tasks); });
+  QueueTasks(tasks);
+  return started;
+}
+
+std::int64_t Scheduler::StartDueOwnClocks() {
+  // Looked at under the shared lock first: a write transaction per loop turn would cost every
+  // emsim without tenants (and with --data-dir, a commit).
+  if (NextOwnClockWall() > Clock::WallNow()) return 0;
   std::vector<Task> tasks;
   const std::int64_t started = store_.Write([&](model::State& s) -> std::int64_t {
-    Millis due = model::kNoJobDue;
-    std::vector<model::JobKey> batch;
-    for (const auto& [key, job] : s.jobs) {
-      if (job.running) continue;
-      if (due == model::kNoJobDue) {
-        if (key.first > limit) break;
-        due = key.first;
-      } else if (key.first != due) {
-        break;
-      }
-      batch.push_back(key);
-    }
-    const std::uint64_t generation = store_.generation();
+    const Millis wall = Clock::WallNow();
     std::int64_t n = 0;
-    // In scheduling order. A state job may schedule or remove others: each key is looked up again.
-    for (const auto& key : batch) {
-      auto it = s.jobs.find(key);
-      if (it == s.jobs.end() || it->second.running) continue;
-      model::Job& job = it->second;
-      ++n;
-      if (auto t = task_runners_.find(job.kind); t != task_runners_.end()) {
-        job.running = true;
-        tasks.push_back({job, generation});
+    // Each step starts at least one job of the front clock (it is due: its key <= wall), which
+    // moves the clock back in the queue to its next job.
+    while (!s.ownClockQueue.empty() && s.ownClockQueue.begin()->first <= wall) {
+      const std::string clock = s.ownClockQueue.begin()->second;
+      const model::Tenant* t = model::OwnClockTenant(s, clock);
+      const std::int64_t k = t ? StartBatch(s, clock, model::OwnClockNow(*t, wall), tasks) : 0;
+      if (k == 0) {  // cannot happen while the queue is right; never spin on it
+        s.ownClockQueue.erase(s.ownClockQueue.begin());
+        s.ownClockQueued.erase(clock);
+        Log("error", "own clock queued with nothing due", {{"clock", clock}});
         continue;
       }
-      model::Job taken = std::move(job);
-      s.EraseJob(it);
-      auto r = state_runners_.find(taken.kind);
-      if (r == state_runners_.end()) {
-        // A job nobody can run (from a hand-edited state dump) is dropped, loudly.
-        Log("warn", "dropping a job of unknown kind", {{"job", taken.seq}, {"kind", taken.kind}});
-        continue;
-      }
-      try {
-        r->second(s, taken, taken.dueMs);
-      } catch (const std::exception& e) {
-        Log("error", "job failed", {{"job", taken.seq}, {"kind", taken.kind}, {"what", e.what()}});
-      }
+      n += k;
     }
     return n;
   });
-  if (!tasks.empty()) {
-    std::lock_guard lock(task_mu_);
-    if (workers_.empty() && !workers_stop_)
-      for (size_t i = 0; i < kWorkers; ++i) workers_.emplace_back([this] { Work(); });
-    for (auto& t : tasks) {
-      unfinished_.insert(t.job.dueMs);
-      queue_.push_back(std::move(t));
-    }
-    task_cv_.notify_all();
-  }
+  QueueTasks(tasks);
   return started;
 }
 
@@ -129,13 +182,23 @@ void Scheduler::Finished(const Task& task) {
     }
   });
   std::lock_guard lock(task_mu_);
-  unfinished_.erase(unfinished_.find(task.job.dueMs));
+  Unfinished(task.job);
   task_cv_.notify_all();
 }
 
-void Scheduler::AwaitTasksBefore(Millis before) {
+void Scheduler::Unfinished(const model::Job& job) {
+  auto c = unfinished_.find(job.clock);
+  if (c == unfinished_.end()) return;
+  if (auto it = c->second.find(job.dueMs); it != c->second.end()) c->second.erase(it);
+  if (c->second.empty()) unfinished_.erase(c);
+}
+
+void Scheduler::AwaitTasksBefore(const std::string& clock, Millis before) {
   std::unique_lock lock(task_mu_);
-  task_cv_.wait(lock, [&] { return unfinished_.empty() || *unfinished_.begin() >= before; });
+  task_cv_.wait(lock, [&] {
+    auto c = unfinished_.find(clock);
+    return c == unfinished_.end() || c->second.empty() || *c->second.begin() >= before;
+  });
 }
 
 void Scheduler::ForgetQueued() {
@@ -145,7 +208,7 @@ void Scheduler::ForgetQueued() {
   const std::uint64_t current = store_.generation();
   std::erase_if(queue_, [&](const Task& t) {
     if (t.generation == current) return false;
-    unfinished_.erase(unfinished_.find(t.job.dueMs));
+    Unfinished(t.job);
     return true;
   });
   task_cv_.notify_all();
@@ -153,29 +216,29 @@ void Scheduler::ForgetQueued() {
 
 // ---- advancing the clock -------------------------------------------------------------------------
 
-Scheduler::AdvanceResult Scheduler::AdvanceTo(Millis target) {
+Scheduler::AdvanceResult Scheduler::AdvanceClock(const std::string& clock, Millis target) {
   std::lock_guard advance(advance_mu_);
   std::lock_guard start(start_mu_);
   std::int64_t ran = 0;
   for (;;) {
-    const Millis due = EarliestWaiting();
+    const Millis due = EarliestWaiting(clock);
     if (due <= target) {
       // Jobs due earlier finish first: what they schedule (a retry a minute later) may fall
       // before this step, and then it runs first.
-      AwaitTasksBefore(due);
-      if (EarliestWaiting() != due) continue;
-      clock_.Set(due);  // never backwards: a real clock may already be past it
-      ran += StartEarliest(due);
+      AwaitTasksBefore(clock, due);
+      if (EarliestWaiting(clock) != due) continue;
+      SetClock(clock, due);
+      ran += StartEarliest(clock, due);
       continue;
     }
     // Nothing waits until `target`: let what runs finish, then look again (it may have
     // scheduled more within the window).
-    AwaitTasksBefore(target == INT64_MAX ? target : target + 1);
-    if (EarliestWaiting() <= target) continue;
+    AwaitTasksBefore(clock, target == INT64_MAX ? target : target + 1);
+    if (EarliestWaiting(clock) <= target) continue;
     break;
   }
-  clock_.Set(target);
-  return {clock_.Now(), ran};
+  SetClock(clock, target);
+  return {NowOf(clock).value_or(target), ran};
 }
 
 // ---- the loop ----------------------------------------------------------------------------------------
@@ -194,10 +257,13 @@ void Scheduler::Loop() {
     wake_below_ = INT64_MAX;  // while looking, any new job wakes the loop again
     {
       std::lock_guard start(start_mu_);
-      while (StartEarliest(clock_.Now()) > 0) {
+      while (StartEarliest("", clock_.Now()) > 0) {
+      }
+      while (StartDueOwnClocks() > 0) {
       }
     }
-    const Millis next = EarliestWaiting();
+    const Millis next = EarliestWaiting("");
+    const Millis own_next = NextOwnClockWall();  // wall-clock terms
     std::unique_lock lock(loop_mu_);
     if (stop_) return;
     if (poked_) {
@@ -205,17 +271,19 @@ void Scheduler::Loop() {
       continue;
     }
     wake_below_ = next;
-    const Millis now = clock_.Now();
-    if (next <= now) continue;  // fell due while looking (a real clock moves)
+    const Millis now = clock_.Now(), wall = Clock::WallNow();
+    if (next <= now || own_next <= wall) continue;  // fell due while looking (real clocks move)
+    // A manual clock moves only by Set (which pokes): nothing of it becomes due by waiting.
+    Millis wait = model::kNoJobDue;
+    if (next != model::kNoJobDue && clock_.mode() == ClockMode::kReal) wait = next - now;
+    if (own_next != model::kNoJobDue) wait = std::min(wait, own_next - wall);
     auto woken = [&] { return poked_ || stop_; };
-    if (next == model::kNoJobDue || clock_.mode() == ClockMode::kManual) {
-      // A manual clock moves only by Set (which pokes): nothing becomes due by waiting.
+    if (wait == model::kNoJobDue) {
       loop_cv_.wait(lock, woken);
     } else {
       // Real clock: until the job is due. At most a second, so a wall clock stepped by the host
       // (NTP) is followed within a second.
-      const Millis wait = std::min<Millis>(next - now, 1000);
-      loop_cv_.wait_for(lock, std::chrono::milliseconds(wait), woken);
+      loop_cv_.wait_for(lock, std::chrono::milliseconds(std::min<Millis>(wait, 1000)), woken);
     }
     poked_ = false;
     if (stop_) return;
@@ -242,7 +310,7 @@ void Scheduler::Stop() {
   {
     std::lock_guard lock(task_mu_);
     workers_stop_ = true;
-    for (const auto& t : queue_) unfinished_.erase(unfinished_.find(t.job.dueMs));
+    for (const auto& t : queue_) Unfinished(t.job);
     queue_.clear();
     workers.swap(workers_);
   }

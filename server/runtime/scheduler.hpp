@@ -20,6 +20,14 @@
 //    so a slow receiver holds up neither requests nor other jobs, and a job in flight is never
 //    started again.
 //
+// Clocks: the instance clock (runtime::Clock) and the clocks of tenants that have one of their own
+// (model::Tenant, in the state). Every job is due on one of them (model::Job::clock) and the rule
+// above holds for each: a job runs when *its* clock reaches its due time. Each clock's waiting
+// jobs are kept in due order (State::waitingJobs) and the own clocks with a job waiting in order
+// of when it falls due in wall-clock terms (State::ownClockQueue), so starting a job costs
+// O(log n) whatever the number of clocks; a manual own clock is there only while a job of it is
+// due (it moves only when advanced or set).
+//
 // AdvanceTo(target) walks the clock forward through every due time up to `target`: at each due
 // time it first waits for the jobs due before it to finish (their retries may fall before the
 // next step), moves the clock there and starts that instant's jobs (tasks in parallel); it
@@ -33,6 +41,8 @@
 #include <map>
 #include <set>
 #include <mutex>
+#include <optional>
+#include <unordered_map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -69,7 +79,10 @@ class Scheduler {
   };
   // Moves the clock to `target` (never backwards: an earlier target only runs what is due now),
   // running every job due on the way at its due time; answers when all of them have finished.
-  AdvanceResult AdvanceTo(model::Millis target);
+  AdvanceResult AdvanceTo(model::Millis target) { return AdvanceClock("", target); }
+  // The same for the clock `clock` ("" the instance clock, else a tenant with a clock of its own):
+  // only that clock's jobs run; every other clock stays where it is.
+  AdvanceResult AdvanceClock(const std::string& clock, model::Millis target);
 
   void Start();
   // Stops the loop and the workers; tasks in flight finish, queued ones are abandoned.
@@ -89,12 +102,23 @@ class Scheduler {
     model::Job job;
     std::uint64_t generation;
   };
-  // Starts every waiting job due at the earliest due time <= limit; answers how many started.
-  std::int64_t StartEarliest(model::Millis limit);
-  // The earliest due time of a job that is not running (model::kNoJobDue: none).
-  model::Millis EarliestWaiting() const;
-  // Blocks until no task whose due time is < `before` is running or queued.
-  void AwaitTasksBefore(model::Millis before);
+  // Starts every waiting job of `clock` due at its earliest due time, if that is <= limit (in
+  // that clock's time); answers how many started.
+  std::int64_t StartEarliest(const std::string& clock, model::Millis limit);
+  // The same inside a write: the tasks to queue are added to `tasks`.
+  std::int64_t StartBatch(model::State& s, const std::string& clock, model::Millis limit, std::vector<Task>& tasks);
+  // Starts what is due on every own clock whose earliest job is due by the wall clock now.
+  std::int64_t StartDueOwnClocks();
+  void QueueTasks(std::vector<Task>& tasks);
+  // The earliest due time of a job of `clock` that is not running (model::kNoJobDue: none).
+  model::Millis EarliestWaiting(const std::string& clock) const;
+  // When the first own clock falls due, in wall-clock terms (model::kNoJobDue: none).
+  model::Millis NextOwnClockWall() const;
+  // `clock`'s now ("" the instance clock); nullopt when the tenant is gone.
+  std::optional<model::Millis> NowOf(const std::string& clock) const;
+  void SetClock(const std::string& clock, model::Millis now);
+  // Blocks until no task of `clock` whose due time is < `before` is running or queued.
+  void AwaitTasksBefore(const std::string& clock, model::Millis before);
   void OnScheduled(model::Millis due);  // the store's observer; the clock's with INT64_MIN
   void Loop();
   void Work();
@@ -123,7 +147,9 @@ class Scheduler {
   std::mutex task_mu_;
   std::condition_variable task_cv_;  // a task was queued (workers) or finished (advances)
   std::deque<Task> queue_;
-  std::multiset<model::Millis> unfinished_;  // due times of queued and running tasks
+  // Due times of queued and running tasks, per clock.
+  std::unordered_map<std::string, std::multiset<model::Millis>> unfinished_;
+  void Unfinished(const model::Job& job);  // one fewer (task_mu_ held)
   bool workers_stop_ = false;
   std::vector<std::thread> workers_;
 };

@@ -113,6 +113,8 @@ class Store {
     explicit WriteTxn(Store& store) : store_(&store), lock_(store.mu_) {
       store.writer_.store(std::this_thread::get_id(), std::memory_order_relaxed);
       store.state_.earliestNewJobDue = kNoJobDue;
+      store.state_.jobClock.clear();  // the instance clock unless the writer says whose
+      store.state_.logsRewritten = false;
       if (store.persister_) store.persister_->Mark(store.state_);
     }
     Store* store_;

@@ -69,6 +69,8 @@ void ParseAdvance(Reader& r, const yaml::Node& n, ScenarioStep& st, const std::s
   st.call.method = "POST";
   st.call.path = "/_sim/clock/advance";
   st.call.body = json{{"seconds", static_cast<double>(*ms) / model::kSecond}};
+  // `as: t1`: the tenant's own clock (POST /_sim/tenants), not the instance clock.
+  if (yaml::Node a = n["as"]; a.IsDefined()) st.call.as = r.Text(a, "as");
 }
 std::string DisplayAdvance(const ScenarioStep&, const yaml::Node& n) { return "advance " + n["advance"].Scalar(); }
 
@@ -81,6 +83,7 @@ void ParseAt(Reader& r, const yaml::Node& n, ScenarioStep& st, const std::string
   st.call.method = "PUT";
   st.call.path = "/_sim/clock";
   st.call.body = json{{"now", t}};
+  if (yaml::Node a = n["as"]; a.IsDefined()) st.call.as = r.Text(a, "as");  // as advance
 }
 std::string DisplayAt(const ScenarioStep&, const yaml::Node& n) { return "at " + n["at"].Scalar(); }
 
@@ -307,8 +310,8 @@ const std::vector<StepKindSpec>& StepKinds() {
       {StepKind::kRequest, "request",
        {"name", "as", "workspace", "headers", "query", "body", "raw_body", "content_type", "expect", "save"},
        ParseRequest, DisplayRequest},
-      {StepKind::kAdvance, "advance", {"name", "expect", "save"}, ParseAdvance, DisplayAdvance},
-      {StepKind::kAt, "at", {"name", "expect", "save"}, ParseAt, DisplayAt},
+      {StepKind::kAdvance, "advance", {"name", "as", "expect", "save"}, ParseAdvance, DisplayAdvance},
+      {StepKind::kAt, "at", {"name", "as", "expect", "save"}, ParseAt, DisplayAt},
       {StepKind::kSink, "sink", {"name", "config", "expect", "save"}, ParseSink, DisplaySink},
       {StepKind::kSinkUpdate, "update_sink", {"name", "config", "expect", "save"}, ParseSinkUpdate, DisplaySinkUpdate},
       {StepKind::kFault, "fault", {"name", "expect", "save"}, ParseFault, DisplayFault},

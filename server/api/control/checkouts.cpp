@@ -1,5 +1,7 @@
 #include "api/control/checkouts.hpp"
 
+#include <utility>
+
 #include "api/control/checkout_page.hpp"
 #include "api/shapes.hpp"
 #include "core/enum_names.hpp"
@@ -120,6 +122,8 @@ app::Reply SimGetCheckout(app::Ctx& ctx) {
 
 app::Reply SimCompleteCheckout(app::Ctx& ctx) {
   return ctx.Write([&](model::State& s) -> app::Reply {
+    // Paid on the clock of the checkout's account (a tenant's own, if it has one).
+    if (const model::Checkout* k = std::as_const(s).checkouts.Find(ctx.req.params.at("id"))) ctx.UseClockOf(s, k->accountId);
     auto c = model::CompleteDomainCheckout(s, ctx.req.params.at("id"), ctx.now);
     if (WantsCheckoutPage(ctx)) {
       if (c) return SeeOther(std::string(kDomainCheckoutPath) + (*c)->id + "?paid=1");
@@ -157,6 +161,7 @@ app::Reply SimGetPlacementCheckout(app::Ctx& ctx) {
 
 app::Reply SimCompletePlacementCheckout(app::Ctx& ctx) {
   auto done = ctx.Write([&](model::State& s) {
+    if (auto cart = model::FindPlacementCheckout(s, ctx.req.params.at("id"))) ctx.UseClockOf(s, (*cart)->accountId);
     return model::CompletePlacementCheckout(s, ctx.req.params.at("id"), ctx.now);
   });
   if (WantsCheckoutPage(ctx)) {

@@ -6,6 +6,7 @@
 #include "core/json_limits.hpp"
 #include "core/messages.hpp"
 #include "model/state_secrets.hpp"
+#include "model/tenants.hpp"
 
 namespace emsim::api {
 
@@ -161,13 +162,48 @@ app::Reply SimClearRequests(app::Ctx& ctx) {
   return app::Json({{"status", "ok"}, {"cleared", cleared}});
 }
 
-app::Reply SimGetClock(app::Ctx& ctx) { return app::Json(ClockJson(ctx.svc.clock)); }
-
 namespace {
 
+// The clock a /_sim/clock request acts on: the own clock of the tenant whose key is in
+// x-auth-service, else the instance clock (no key, a fixture account's, a shared-clock
+// tenant's). A key that names no account is refused: moving the instance clock instead would
+// move every other test's time.
+struct RequestClock {
+  std::string clock;  // "" the instance clock, else the tenant's account id
+  model::Millis now = 0;
+  std::string mode;
+};
+
+model::Result<RequestClock> ClockOfRequest(app::Ctx& ctx) {
+  const std::string& key = ctx.req.Header("x-auth-service");
+  RequestClock c{"", ctx.svc.clock.Now(), runtime::ToString(ctx.svc.clock.mode())};
+  if (key.empty()) return c;
+  const bool known = ctx.Read([&](const model::State& s) {
+    auto a = s.accountByApiKey.find(key);
+    if (a == s.accountByApiKey.end()) return false;
+    if (const model::Tenant* t = model::OwnClockTenant(s, a->second)) {
+      c = {t->id, model::OwnClockNow(*t, runtime::Clock::WallNow()), t->clockMode};
+    }
+    return true;
+  });
+  if (!known)
+    return model::Error::Unauthorized(
+        "x-auth-service names no account: /_sim/clock acts on the clock of the key's account (send no key for the "
+        "instance clock)");
+  return c;
+}
+
+json RequestClockJson(const RequestClock& c) {
+  json out = {{"now", model::FormatIso(c.now)}, {"epochMs", c.now}, {"mode", c.mode}};
+  if (!c.clock.empty()) {
+    out["clock"] = "own";
+    out["accountId"] = c.clock;
+  }
+  return out;
+}
+
 // The clock never moves backwards (runtime/clock.hpp), in either mode: a 400 naming the field.
-std::optional<model::Error> RefuseBackwards(const runtime::Clock& clock, model::Millis target, const char* param) {
-  const model::Millis now = clock.Now();
+std::optional<model::Error> RefuseBackwards(model::Millis now, model::Millis target, const char* param) {
   if (target < now)
     return model::Error::Validation(param, std::string("the clock never moves backwards (now is ") + model::FormatIso(now) + ")");
   if (target > runtime::Clock::kLatest)
@@ -175,18 +211,25 @@ std::optional<model::Error> RefuseBackwards(const runtime::Clock& clock, model::
   return std::nullopt;
 }
 
-json AdvanceJson(const runtime::Scheduler::AdvanceResult& r, const runtime::Clock& clock) {
-  json out = ClockJson(clock);
-  out["now"] = model::FormatIso(r.now);
-  out["epochMs"] = r.now;
+json AdvanceJson(const runtime::Scheduler::AdvanceResult& r, RequestClock c) {
+  c.now = r.now;
+  json out = RequestClockJson(c);
   out["jobsRun"] = r.jobsRun;
   return out;
 }
 
 }  // namespace
 
+app::Reply SimGetClock(app::Ctx& ctx) {
+  auto c = ClockOfRequest(ctx);
+  if (!c) return c.error();
+  return app::Json(RequestClockJson(*c));
+}
+
 app::Reply SimPutClock(app::Ctx& ctx) {
   const json& b = ctx.req.body;
+  auto c = ClockOfRequest(ctx);
+  if (!c) return c.error();
   std::optional<model::Millis> now;
   const char* param = b.contains("now") ? "now" : "epochMs";
   if (b.contains("now")) {
@@ -200,19 +243,29 @@ app::Reply SimPutClock(app::Ctx& ctx) {
               : b["epochMs"].get<model::Millis>();
   }
   if (now)
-    if (auto refused = RefuseBackwards(ctx.svc.clock, *now, param)) return *refused;
+    if (auto refused = RefuseBackwards(c->now, *now, param)) return *refused;
   if (b.contains("mode")) {
-    ctx.svc.clock.SetMode(b["mode"] == "real" ? runtime::ClockMode::kReal : runtime::ClockMode::kManual);
+    const std::string mode = b["mode"] == "real" ? "real" : "manual";
+    if (c->clock.empty()) {
+      ctx.svc.clock.SetMode(mode == "real" ? runtime::ClockMode::kReal : runtime::ClockMode::kManual);
+    } else {
+      ctx.Write([&](model::State& s) { model::SetOwnClockMode(s, c->clock, mode, runtime::Clock::WallNow()); });
+    }
+    c->mode = mode;
   }
   // Setting `now` forward is an advance: jobs that fall due run, in order, each at its due time.
-  if (now) return app::Json(AdvanceJson(ctx.svc.scheduler.AdvanceTo(*now), ctx.svc.clock));
-  return app::Json(ClockJson(ctx.svc.clock));
+  if (now) return app::Json(AdvanceJson(ctx.svc.scheduler.AdvanceClock(c->clock, *now), *c));
+  auto after = ClockOfRequest(ctx);
+  if (!after) return after.error();
+  return app::Json(RequestClockJson(*after));
 }
 
 app::Reply SimAdvanceClock(app::Ctx& ctx) {
   const json& b = ctx.req.body;
   if (b.contains("seconds") == b.contains("duration"))
     return model::Error::Validation("body", "send exactly one of seconds or duration");
+  auto c = ClockOfRequest(ctx);
+  if (!c) return c.error();
   model::Millis by = 0;
   if (b.contains("seconds")) {
     const double seconds = b["seconds"].get<double>();
@@ -227,11 +280,11 @@ app::Reply SimAdvanceClock(app::Ctx& ctx) {
     if (!d || *d < 0) return model::Error::Validation("duration", model::DurationProblem(text));
     by = *d;
   }
-  const model::Millis now = ctx.svc.clock.Now();
+  const model::Millis now = c->now;
   if (by > runtime::Clock::kLatest - now)
     return model::Error::Validation(b.contains("seconds") ? "seconds" : "duration",
                                     std::string("the clock cannot go past ") + model::FormatIso(runtime::Clock::kLatest));
-  return app::Json(AdvanceJson(ctx.svc.scheduler.AdvanceTo(now + by), ctx.svc.clock));
+  return app::Json(AdvanceJson(ctx.svc.scheduler.AdvanceClock(c->clock, now + by), *c));
 }
 
 }  // namespace emsim::api

@@ -73,6 +73,8 @@ app::Reply SimTriggerEvent(app::Ctx& ctx) {
   // A copy that recurses on the value's depth: bounded by the limited parser (64 levels).
   if (b.contains("data")) in.data = b["data"];
   auto result = ctx.Write([&](model::State& s) -> model::Result<json> {
+    // The event is the account's: it happens at its clock's now, its deliveries run on it.
+    if (auto a = s.accountByApiKey.find(in.apiKey); a != s.accountByApiKey.end()) ctx.UseClockOf(s, a->second);
     auto e = model::TriggerEvent(s, in, ctx.now);
     if (!e) return e.error();
     json endpoints = json::array();
@@ -104,7 +106,11 @@ app::Reply SimTriggerChange(app::Ctx& ctx) {
     return model::Error::Validation("apiKey",
                                     "apiKey (body) or the x-auth-service header is required: the account whose object changes");
   if (b.contains("objectId")) in.objectId = b["objectId"].get<std::string>();
-  auto result = ctx.Write([&](model::State& s) { return model::TriggerChange(s, in, ctx.now); });
+  auto result = ctx.Write([&](model::State& s) {
+    // The change is the account's: it happens at its clock's now (a tenant's own, if it has one).
+    if (auto a = s.accountByApiKey.find(in.apiKey); a != s.accountByApiKey.end()) ctx.UseClockOf(s, a->second);
+    return model::TriggerChange(s, in, ctx.now);
+  });
   if (!result) return result.error();
   json events = json::array();
   for (const auto& e : result->events) events.push_back({{"id", e.id}, {"type", e.type}});
@@ -122,6 +128,7 @@ app::Reply SimResendEvent(app::Ctx& ctx) {
   if (body.contains("endpointId")) endpoint = body["endpointId"].get<std::string>();
   const std::string event_id = ctx.req.params.at("id");
   auto result = ctx.Write([&](model::State& s) -> model::Result<json> {
+    if (const model::Event* e = s.FindEvent(event_id)) ctx.UseClockOf(s, e->accountId);  // its account's clock
     auto resent = model::ResendEvent(s, event_id, endpoint, ctx.now);
     if (!resent) return resent.error();
     json deliveries = json::array();

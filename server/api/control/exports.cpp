@@ -65,19 +65,85 @@ app::Reply SimGetExport(app::Ctx& ctx) {
   });
 }
 
+namespace {
+
+// A tenant's clock as the tenant routes show it: {kind, now, epochMs, mode}; a shared clock shows
+// the instance clock.
+json TenantClockJson(const model::Tenant& t, const runtime::Clock& instance) {
+  const bool own = t.OwnClock();
+  const model::Millis now = own ? model::OwnClockNow(t, runtime::Clock::WallNow()) : instance.Now();
+  return {{"kind", t.clock},
+          {"now", model::FormatIso(now)},
+          {"epochMs", now},
+          {"mode", own ? t.clockMode : runtime::ToString(instance.mode())}};
+}
+
+json TenantJson(const model::TenantInfo& info, const model::Tenant& t, const runtime::Clock& instance) {
+  json workspaces = json::array();
+  for (const auto& w : info.workspaces) workspaces.push_back({{"id", w.id}, {"name", w.name}, {"default", w.isDefault}});
+  return {{"accountId", info.accountId},
+          {"apiKey", info.apiKey},
+          {"tag", info.tag},
+          {"template", t.templateId},
+          {"clock", TenantClockJson(t, instance)},
+          {"user", {{"id", info.userId}, {"email", info.userEmail}}},
+          {"workspaces", std::move(workspaces)}};
+}
+
+}  // namespace
+
 app::Reply SimCreateTenant(app::Ctx& ctx) {
   const std::string tpl = ctx.req.hasBody ? ctx.req.body.value("template", "") : "";
-  auto tenant = ctx.svc.store.WriteWithBaseline(
-      [&](model::State& s, const model::State& fixture) { return model::CreateTenant(s, fixture, tpl, ctx.now, ctx.svc.options.shardId); });
+  // Own by default: parallel tests on one emsim each advance their own time (README "Parallel
+  // tests: tenants").
+  const bool own = (ctx.req.hasBody ? ctx.req.body.value("clock", "own") : "own") == "own";
+  std::optional<model::OwnClockStart> clock;
+  if (own) clock = model::OwnClockStart{runtime::ToString(ctx.svc.clock.mode()), ctx.svc.clock.Now(), runtime::Clock::WallNow()};
+  std::optional<model::Tenant> row;
+  auto tenant = ctx.svc.store.WriteWithBaseline([&](model::State& s, const model::State& fixture) {
+    auto info = model::CreateTenant(s, fixture, tpl, ctx.svc.clock.Now(), clock, ctx.svc.options.shardId);
+    if (info) row = *s.tenants.Find(info->accountId);
+    return info;
+  });
   if (!tenant) return tenant.error();
-  json workspaces = json::array();
-  for (const auto& w : tenant->workspaces) workspaces.push_back({{"id", w.id}, {"name", w.name}, {"default", w.isDefault}});
-  return app::Json({{"accountId", tenant->accountId},
-                     {"apiKey", tenant->apiKey},
-                     {"tag", tenant->tag},
-                     {"user", {{"id", tenant->userId}, {"email", tenant->userEmail}}},
-                     {"workspaces", std::move(workspaces)}},
-                    201);
+  return app::Json(TenantJson(*tenant, *row, ctx.svc.clock), 201);
+}
+
+app::Reply SimListTenants(app::Ctx& ctx) {
+  json list = ctx.Read([&](const model::State& s) {
+    json out = json::array();
+    for (const auto& t : s.tenants)
+      out.push_back({{"accountId", t.id},
+                     {"tag", t.tag},
+                     {"template", t.templateId},
+                     {"clock", TenantClockJson(t, ctx.svc.clock)},
+                     {"created", model::FormatIso(t.createdAt)}});
+    return out;
+  });
+  return app::Json({{"tenants", std::move(list)}});
+}
+
+app::Reply SimResetTenant(app::Ctx& ctx) {
+  const std::string& id = ctx.req.params.at("id");
+  std::optional<model::Tenant> row;
+  auto tenant = ctx.svc.store.WriteWithBaseline([&](model::State& s, const model::State& fixture) {
+    auto info = model::ResetTenant(s, fixture, id, runtime::Clock::WallNow());
+    if (info) row = *s.tenants.Find(id);
+    return info;
+  });
+  if (!tenant) return tenant.error();
+  const size_t forgotten = ctx.svc.journal.EraseAccount(id);
+  json out = TenantJson(*tenant, *row, ctx.svc.clock);
+  out["requestsForgotten"] = forgotten;
+  return app::Json(std::move(out));
+}
+
+app::Reply SimDeleteTenant(app::Ctx& ctx) {
+  const std::string& id = ctx.req.params.at("id");
+  auto deleted = ctx.svc.store.Write([&](model::State& s) { return model::DeleteTenant(s, id); });
+  if (!deleted) return deleted.error();
+  const size_t forgotten = ctx.svc.journal.EraseAccount(id);
+  return app::Json({{"status", "ok"}, {"deleted", id}, {"requestsForgotten", forgotten}});
 }
 
 }  // namespace emsim::api

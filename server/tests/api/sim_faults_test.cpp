@@ -106,10 +106,10 @@ TEST(FaultsModel, HoldingAndSendingFaultsAreTakenSeparately) {
   model::State s;
   ASSERT_TRUE(model::AddFault(s, {{"target", "delivery"}, {"path", "/h"}, {"delay", "1m"}}, 0));
   ASSERT_TRUE(model::AddFault(s, {{"target", "delivery"}, {"path", "/h"}, {"duplicate", true}}, 0));
-  EXPECT_EQ(model::TakeDeliveryFault(s, "/h", false)->id, "flt_2");
-  EXPECT_EQ(model::TakeDeliveryFault(s, "/h", true)->id, "flt_1");
-  EXPECT_FALSE(model::TakeDeliveryFault(s, "/h", true));  // spent
-  EXPECT_FALSE(model::TakeDeliveryFault(s, "/other", false));
+  EXPECT_EQ(model::TakeDeliveryFault(s, "/h", false, "")->id, "flt_2");
+  EXPECT_EQ(model::TakeDeliveryFault(s, "/h", true, "")->id, "flt_1");
+  EXPECT_FALSE(model::TakeDeliveryFault(s, "/h", true, ""));  // spent
+  EXPECT_FALSE(model::TakeDeliveryFault(s, "/other", false, ""));
 }
 
 // With a probability, which matches are affected is a function of (seed, fault id, match number):
@@ -121,7 +121,7 @@ TEST(FaultsModel, AProbabilityIsDrawnFromTheRunsSeed) {
     EXPECT_TRUE(model::AddFault(s, {{"target", "delivery"}, {"path", "/h"}, {"duplicate", true}, {"probability", 0.3},
                                     {"times", 0}}, 0));
     std::string hits;
-    for (int i = 0; i < 1000; ++i) hits += model::TakeDeliveryFault(s, "/h", false) ? '1' : '0';
+    for (int i = 0; i < 1000; ++i) hits += model::TakeDeliveryFault(s, "/h", false, "") ? '1' : '0';
     EXPECT_EQ(s.faults[0].seen, 1000);
     EXPECT_EQ(s.faults[0].hits, static_cast<std::int64_t>(std::count(hits.begin(), hits.end(), '1')));
     return hits;

@@ -2,12 +2,14 @@
 // never early, at its due time; a first webhook attempt goes out at once; advance answers when
 // everything due has finished. A seeded property test drives random interleavings of events,
 // endpoints with scripted failures, advances and resets, and checks Part 6's delivery rules on
-// what the receiver actually got.
+// what the receiver actually got - with several clocks at once (the instance's and two tenants'
+// own), each step on one of them, so the rule is checked for every clock.
 #include <cstdlib>
 #include <map>
 #include <random>
 #include <set>
 
+#include "model/tenants.hpp"
 #include "model/webhooks.hpp"
 #include "tests/support/webhook_receiver.hpp"
 
@@ -237,13 +239,16 @@ class Property {
     const int ops = 40;
     for (int i = 0; i < ops && !::testing::Test::HasFatalFailure(); ++i) {
       const int roll = Pick(100);
+      // Each step is one clock's: the instance clock (Alice) or a tenant's own. The rule holds for
+      // every clock at once: a job runs when its own clock reaches it, whoever else advances.
+      const size_t actor = static_cast<size_t>(Pick(static_cast<int>(actors_.size())));
       if (roll < 40) {
-        Trigger(*server_);
+        Trigger(*server_, "workspace.invitations", actors_[actor].key, actors_[actor].workspace);
       } else if (roll < 80) {
         static const char* kSteps[] = {"0s", "1s", "30s", "59s", "1m", "61s", "5m", "20m", "1h", "2h", "10h", "1d"};
-        server_->Advance(kSteps[Pick(std::size(kSteps))]);
+        AdvanceClockOf(actor, kSteps[Pick(std::size(kSteps))]);
       } else if (roll < 92) {
-        if (endpoints_.size() < 4) AddEndpoint();
+        if (endpoints_.size() < 6) AddEndpoint(actor);
       } else {
         EndEpoch();
         ASSERT_EQ(server_->Post("/_sim/reset", json::object(), "").status, 200);
@@ -269,28 +274,66 @@ class Property {
     violations_.push_back(what);
   }
 
+  struct Actor {
+    std::string key, accountId;  // accountId "" for Alice: the instance clock
+    std::string workspace;       // the events' object
+  };
+
   void NewEpoch() {
     ++epoch_;
     endpoints_.clear();
-    AddEndpoint();
-    AddEndpoint();
+    std::vector<Actor> actors = {{kAliceKey, "", "ws_northwind"}};
+    // Two tenants with clocks of their own (a reset removed the previous epoch's).
+    for (int i = 0; i < 2; ++i) {
+      auto t = server_->Post("/_sim/tenants", {{"template", "acc_alice"}}, "");
+      ASSERT_EQ(t.status, 201) << t.raw;
+      actors.push_back({t.body["apiKey"], t.body["accountId"], t.body["workspaces"][0]["id"]});
+    }
+    {
+      std::lock_guard lock(mu_);
+      actors_ = actors;
+    }
+    for (size_t a = 0; a < actors_.size(); ++a) AddEndpoint(a);
   }
 
-  void AddEndpoint() {
-    const std::string path = "/e" + std::to_string(epoch_) + "/ep" + std::to_string(endpoints_.size());
+  void AdvanceClockOf(size_t actor, const char* step) {
+    auto r = server_->Post("/_sim/clock/advance", {{"duration", step}}, actor == 0 ? "" : actors_[actor].key);
+    EXPECT_EQ(r.status, 200) << r.raw;
+  }
+
+  // The now of the clock `actor`'s jobs are due on (read straight from the state: the receiver
+  // runs while the attempt is on the wire, with no lock held).
+  Millis NowOf(const std::string& id) {
+    if (id.empty()) return server_->svc().clock.Now();
+    return server_->svc().store.Read([&](const model::State& s) {
+      const model::Tenant* t = model::OwnClockTenant(s, id);
+      return t ? model::OwnClockNow(*t, runtime::Clock::WallNow()) : Millis{0};
+    });
+  }
+
+  void AddEndpoint(size_t actor) {
+    const std::string path =
+        "/e" + std::to_string(epoch_) + "/a" + std::to_string(actor) + "/ep" + std::to_string(endpoints_.size());
     // Failure rate of this endpoint's script: never, half, mostly, always.
     static const int kFailPercent[] = {0, 50, 90, 100};
     {
       std::lock_guard lock(mu_);
       fail_percent_[path] = kFailPercent[Pick(4)];
+      actor_of_[path] = actor;
     }
-    endpoints_.push_back({path, CreateEndpoint(*server_, receiver_.Url(path)).id});
+    endpoints_.push_back(
+        {path, CreateEndpoint(*server_, receiver_.Url(path), json::array({"workspace.invitations"}), actors_[actor].key).id});
   }
 
   // The receiver: checks each attempt as it arrives, answers by the endpoint's script.
   int Receive(int n, const httplib::Request& req) {
     const json body = json::parse(req.body, nullptr, false);
-    const Millis now = server_->svc().clock.Now();
+    std::string account;  // "" Alice's, on the instance clock
+    {
+      std::lock_guard lock(mu_);
+      account = actors_[actor_of_[req.path]].accountId;
+    }
+    const Millis now = NowOf(account);  // the clock of the endpoint's account
     std::lock_guard lock(mu_);
     const std::string event_id = body.value("id", "");
     Pair& p = pairs_[{event_id, req.path}];
@@ -314,7 +357,7 @@ class Property {
 
   // Runs every attempt that can still be made, then checks the log against what was received.
   void EndEpoch() {
-    server_->Advance("3d");
+    for (size_t a = 0; a < actors_.size(); ++a) AdvanceClockOf(a, "3d");
     const json state = server_->Get("/_sim/state", "").body;
     std::map<std::pair<std::string, std::string>, std::vector<json>> made;  // (event, endpoint id)
     std::map<std::string, Millis> created;
@@ -390,6 +433,8 @@ class Property {
   std::vector<std::pair<std::string, std::string>> endpoints_;  // (path, id)
   std::mutex mu_;
   std::map<std::string, int> fail_percent_;
+  std::map<std::string, size_t> actor_of_;  // endpoint path -> the actor whose endpoint it is
+  std::vector<Actor> actors_;               // [0] Alice on the instance clock, then tenants
   std::map<std::pair<std::string, std::string>, Pair> pairs_;  // (event id, path)
   std::vector<std::string> violations_;
 };

@@ -153,7 +153,7 @@ TEST(ScenarioParseErrors, UnknownKeyBesideAStep) {
             "t.yaml:4: step 1 (GET): unknown key 'expct' (expected one of GET, name, as, workspace, headers, query, "
             "body, raw_body, content_type, expect, save)");
   EXPECT_EQ(ParseError("name: x\nsteps:\n  - advance: 1m\n    body: {}\n"),
-            "t.yaml:4: step 1 (advance): unknown key 'body' (expected one of name, expect, save, advance)");
+            "t.yaml:4: step 1 (advance): unknown key 'body' (expected one of name, as, expect, save, advance)");
 }
 
 TEST(ScenarioParseErrors, DuplicateKeys) {
