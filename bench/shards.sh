@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Shards behind HAProxy (README "Shards behind HAProxy"), measured in one run: three emsims
+# Shards behind HAProxy (README "Many emsims"), measured in one run: three emsims
 # (--shard-id s0..s2) and deploy/haproxy.cfg in front of them on loopback, load from wrk.
 #   1. throughput of GET /v1/workspace/list through HAProxy with the load spread over the tenants
 #      of one, two and three shards (wrk -t2 -c32; each request takes the next tenant's key);
@@ -63,7 +63,7 @@ row() {  # row LABEL "rps p50 p99 sock status"
 
 table=$work/table.md
 {
-  echo "## Shards behind HAProxy (bench/shards.sh)"
+  echo "## Many emsims: shards behind HAProxy (bench/shards.sh)"
   echo
   echo "$(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(haproxy -v | head -1 | cut -d' ' -f1-3), wrk ${duration} per row, GET /v1/workspace/list, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo

@@ -58,6 +58,10 @@ t0 = time.time(); peak = 0; done = 0
 while done < total:
     n = min(batch, total - done)
     peak = max(peak, round_of(n)); done += n
+    if done % max(batch, total // 10 // batch * batch) == 0 or done == total:
+        # The curve tells a leak (growing in step with the tenants) from an allocator that keeps
+        # what it reached (a step, then flat).
+        print(f"  {done:>7} tenants: VmRSS {rss_kib() / 1024:.1f} MiB", flush=True)
 call("DELETE", "/_sim/requests")
 after = rss_kib()
 left = len(call("GET", "/_sim/tenants")["tenants"])

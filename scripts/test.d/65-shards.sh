@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Shards behind HAProxy (README "Shards behind HAProxy"): three emsims (`--shard-id s0|s1|s2`, each
+# Shards behind HAProxy (README "Many emsims"): three emsims (`--shard-id s0|s1|s2`, each
 # with its own --data-dir) and deploy/haproxy.cfg, unchanged, in front of them on loopback. In each
 # clock mode (default flags, then --clock manual):
 #   1. 30 tenants created through HAProxy land on all three shards, each key naming its shard;

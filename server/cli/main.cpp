@@ -95,7 +95,7 @@ Durable state (README "Persistence"):
                           full: an answer survives a power cut (synchronous=FULL, the default);
                           process: it survives emsim being killed, not the machine (NORMAL)
 
-Scale out (README "Shards behind HAProxy"):
+Scale out (README "Many emsims"):
   --shard-id NAME         letters and digits; every API key this emsim mints (POST /_sim/tenants)
                           is emsim_NAME_..., so a proxy routes by the key (deploy/haproxy.cfg);
                           GET /_sim/health names it (default: test)
