@@ -21,7 +21,8 @@ for v in $(compgen -e | grep '^EMSIM_' || true); do unset "$v"; done
 work=$(mktemp -d)
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$work"' EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# shellcheck source=../scripts/lib/haproxy.sh
+source "$root/scripts/lib/haproxy.sh"
 
 declare -a port
 for i in 0 1 2; do
@@ -30,16 +31,11 @@ for i in 0 1 2; do
   for _ in $(seq 1 200); do grep -q 'emsim ready' "$work/s$i.out" && break; sleep 0.05; done
   port[$i]=$(grep -o 'ready on http://127.0.0.1:[0-9]*' "$work/s$i.out" | sed 's/.*://')
 done
-hp=$(free_port)
-stats=$(free_port)
-EMSIM_SHARD_S0=127.0.0.1:${port[0]} EMSIM_SHARD_S1=127.0.0.1:${port[1]} EMSIM_SHARD_S2=127.0.0.1:${port[2]} \
-  EMSIM_HAPROXY_BIND=127.0.0.1:$hp EMSIM_HAPROXY_STATS=127.0.0.1:$stats \
-  haproxy -db -f "$root/deploy/haproxy.cfg" >"$work/haproxy.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 100); do
-  [ "$(curl -s "http://127.0.0.1:$stats/stats;csv" | grep -cE '^shard_s[012],s[012],.*,UP,')" = 3 ] && break
-  sleep 0.1
-done
+start_haproxy "$root" "${port[0]}" "${port[1]}" "${port[2]}" "$work/haproxy.log"
+pids+=("$haproxy_pid")
+hp=$haproxy_port
+up=$(wait_haproxy_up "$haproxy_stats")
+[ "$up" = 3 ] || { echo "bench/shards.sh: HAProxy sees $up of 3 shards up" >&2; cat "$work/haproxy.log" >&2; exit 1; }
 # Four tenants per shard, created on each shard directly so every shard has the same number.
 declare -A keys
 for i in 0 1 2; do

@@ -29,6 +29,8 @@ check() {  # check NAME CONDITION-RESULT(0/1) [DETAIL]
 for v in $(compgen -e | grep '^EMSIM_' || true); do unset "$v"; done
 # shellcheck source=../lib/start-emsim.sh
 source "$(dirname "$0")/../lib/start-emsim.sh"
+# shellcheck source=../lib/haproxy.sh
+source "$(dirname "$0")/../lib/haproxy.sh"
 
 if ! command -v haproxy >/dev/null; then
   echo "FAIL: haproxy is not installed (scripts/install-deps.sh installs it)"
@@ -133,13 +135,6 @@ start_shard() {
   [ -n "$port" ] || cat "$out" "$tmp/$4.err"
 }
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
-# up_count STATS_PORT: how many of the three shard backends HAProxy sees UP.
-up_count() {
-  curl -s --max-time 2 "http://127.0.0.1:$1/stats;csv" | grep -cE '^shard_s[012],s[012],.*,UP,'
-}
-
 # snapshot BASE KEY: what a tenant sees of itself (workspaces, domains, wallet), for comparison.
 snapshot() {
   for path in /v1/workspace/list '/v1/domain/list?page=1' /v2/wallet/balance; do
@@ -162,19 +157,10 @@ run_mode() {
     EMSIM_PORT=$port /bin/sh -c "$probe_cmd"
     check "$mode: shard s$i ($(grep -o '"shard":"[^"]*"' <(curl -s "http://127.0.0.1:$port/_sim/health"))) passes the pods' probe command" $?
   done
-  local hp stats
-  hp=$(free_port)
-  stats=$(free_port)
-  EMSIM_SHARD_S0=127.0.0.1:${sport[0]} EMSIM_SHARD_S1=127.0.0.1:${sport[1]} EMSIM_SHARD_S2=127.0.0.1:${sport[2]} \
-    EMSIM_HAPROXY_BIND=127.0.0.1:$hp EMSIM_HAPROXY_STATS=127.0.0.1:$stats \
-    haproxy -db -f "$root/deploy/haproxy.cfg" >"$tmp/$mode-haproxy.log" 2>&1 &
-  pids+=($!)
-  local up=0
-  for _ in $(seq 1 100); do
-    up=$(up_count "$stats")
-    [ "$up" = 3 ] && break
-    sleep 0.1
-  done
+  start_haproxy "$root" "${sport[0]}" "${sport[1]}" "${sport[2]}" "$tmp/$mode-haproxy.log"
+  pids+=("$haproxy_pid")
+  local hp=$haproxy_port stats=$haproxy_stats up
+  up=$(wait_haproxy_up "$stats")
   check "$mode: HAProxy sees the three shards up" "$([ "$up" = 3 ]; echo $?)" "$up up; $(tail -5 "$tmp/$mode-haproxy.log")"
   local base="http://127.0.0.1:$hp"
 
@@ -253,11 +239,7 @@ run_mode() {
   # ---- 4. s1 restarted on its data directory ------------------------------------------------------------
   local was=${sport[1]}
   start_shard "$mode" 1 "$was" "$mode-s1-again"
-  for _ in $(seq 1 100); do
-    up=$(up_count "$stats")
-    [ "$up" = 3 ] && break
-    sleep 0.1
-  done
+  up=$(wait_haproxy_up "$stats")
   check "$mode: s1 restarted on its data dir, HAProxy sees it up again" "$([ "$up" = 3 ]; echo $?)" "$(cat "$tmp/$mode-s1-again.err" 2>/dev/null)"
   local lost=0
   while read -r key; do

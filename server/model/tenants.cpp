@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 
 namespace emsim::model {
 namespace {
@@ -149,7 +150,9 @@ TenantInfo CloneTemplate(State& s, const State& fixture, const Account* tpl, con
 template <class T>
 void EraseOwned(Table<T>& table, const std::string& account_id) {
   std::vector<std::string> ids;
-  for (const auto& row : table)
+  // Read through const: EraseAll notes each removed id, so a durable copy deletes those rows
+  // instead of rewriting the whole table.
+  for (const auto& row : std::as_const(table))
     if (row.accountId == account_id) ids.push_back(row.id);
   if (ids.empty()) return;
   table.EraseAll(ids);
@@ -170,18 +173,17 @@ void RemoveAccountData(State& s, const std::string& account_id) {
   // Jobs: those on its own clock, and on the instance clock those that name its records (a
   // shared-clock tenant's, or one a /_sim call without its key scheduled).
   std::set<std::string> names = {account_id};
-  for (const auto& e : s.events)
-    if (e.accountId == account_id) names.insert(e.id);
-  for (const auto& d : s.domains)
-    if (d.accountId == account_id) names.insert(d.id);
-  for (const auto& m : s.mailboxes)
-    if (m.accountId == account_id) names.insert(m.id);
-  for (const auto& x : s.exports)
-    if (x.accountId == account_id) names.insert(x.id);
-  for (const auto& c : s.placementCarts)
-    if (c.accountId == account_id) names.insert(c.id);
-  for (const auto& e : s.webhookEndpoints)
-    if (e.accountId == account_id) names.insert(e.id);
+  const State& read = s;  // const iteration: reading a table must not mark it changed
+  auto name_ids_of = [&](const auto& rows) {
+    for (const auto& r : rows)
+      if (r.accountId == account_id) names.insert(r.id);
+  };
+  name_ids_of(read.events);
+  name_ids_of(read.domains);
+  name_ids_of(read.mailboxes);
+  name_ids_of(read.exports);
+  name_ids_of(read.placementCarts);
+  name_ids_of(read.webhookEndpoints);
   auto names_one = [&](const json& v, auto&& self) -> bool {
     if (v.is_string()) return names.count(v.get<std::string>()) != 0;
     if (v.is_structured())
@@ -204,14 +206,14 @@ void RemoveAccountData(State& s, const std::string& account_id) {
     s.accountByApiKey.erase(key);
   }
   // Records, children first so no index names a removed parent.
-  for (const auto& m : s.mailboxes)
+  for (const auto& m : read.mailboxes)
     if (m.accountId == account_id) {
       s.mailboxesByDomain.erase(m.domainId);
       s.mailboxesByWorkspace.erase(m.workspaceId);
       s.activeMailboxesByWorkspace.erase(m.workspaceId);
     }
   EraseOwned(s.mailboxes, account_id);
-  for (const auto& d : s.domains)
+  for (const auto& d : read.domains)
     if (d.accountId == account_id) s.domainsByWorkspace.erase(d.workspaceId);
   EraseOwned(s.domains, account_id);
   EraseOwned(s.placementTests, account_id);
@@ -224,7 +226,7 @@ void RemoveAccountData(State& s, const std::string& account_id) {
   EraseOwned(s.dnsShield, account_id);
   EraseOwned(s.thirdPartyAccounts, account_id);
   bool endpoints = false;
-  for (const auto& e : s.webhookEndpoints) endpoints = endpoints || e.accountId == account_id;
+  for (const auto& e : read.webhookEndpoints) endpoints = endpoints || e.accountId == account_id;
   EraseOwned(s.webhookEndpoints, account_id);
   if (endpoints) s.IndexWebhookEndpointsByPath();
   EraseOwned(s.workspaces, account_id);

@@ -57,6 +57,41 @@ TEST(DataDir, AResetIsItselfDurable) {
   EXPECT_EQ(World(s), fixture);
 }
 
+// A tenant's deletion and another's reset are written like any other change: after a restart the
+// deleted tenant's key answers 401 and nothing of it is left, the reset one is as created, and the
+// world is the one the first emsim served.
+TEST(DataDir, ATenantsDeletionAndAnothersResetSurviveARestart) {
+  TempDir dir;
+  json before;
+  std::string gone_key, kept_key, kept_id;
+  {
+    TestServer s(WithDataDir(dir.path));
+    json made[2];
+    for (auto& t : made) {
+      t = s.Post("/_sim/tenants", json::object(), "").body;
+      ASSERT_TRUE(t.contains("apiKey")) << t;
+      ASSERT_EQ(s.Put("/_sim/wallet", {{"balanceCents", 12345}}, t["apiKey"]).status, 200);
+      ASSERT_EQ(s.Post("/_sim/events", {{"type", "workspace.invitations"}, {"apiKey", t["apiKey"]}}, "").status, 201);
+    }
+    gone_key = made[0]["apiKey"];
+    kept_key = made[1]["apiKey"];
+    kept_id = made[1]["accountId"];
+    const json changed = s.Get("/v2/wallet/balance", kept_key).body;
+    ASSERT_EQ(s.Delete("/_sim/tenants/" + made[0]["accountId"].get<std::string>(), "").status, 200);
+    ASSERT_EQ(s.Post("/_sim/tenants/" + kept_id + "/reset", json::object(), "").status, 200);
+    EXPECT_NE(s.Get("/v2/wallet/balance", kept_key).body, changed) << "the reset put the wallet back";
+    before = World(s);
+  }
+  TestServer s(WithDataDir(dir.path));
+  EXPECT_EQ(World(s), before);
+  EXPECT_EQ(s.Get("/v1/workspace/list", gone_key).status, 401);
+  EXPECT_EQ(s.Get("/v1/workspace/list", kept_key).status, 200);
+  const json tenants = s.Get("/_sim/tenants", "").body["tenants"];
+  ASSERT_EQ(tenants.size(), 1u) << tenants;
+  EXPECT_EQ(tenants[0]["accountId"], kept_id);
+  EXPECT_TRUE(s.Get("/_sim/events?accountId=" + kept_id, "").body["events"].empty()) << "the reset removed its events";
+}
+
 TEST(DataDir, ASecondEmsimOnTheSameDirectoryIsRefused) {
   TempDir dir;
   TestServer first(WithDataDir(dir.path));
