@@ -4,12 +4,20 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${EMSIM_BUILD_DIR:-$root/build}
-"$root/scripts/install-deps.sh"
-"$root/scripts/build.sh"
+# Each step's time, so a slow step shows in CI's log (the aim: the whole run within 30 minutes on
+# 2 cores).
+step() {  # step NAME COMMAND...
+  local name=$1 t0=$SECONDS
+  shift
+  echo "== $name"
+  "$@"
+  echo "== $name: done in $((SECONDS - t0)) s (the run so far: $SECONDS s)"
+}
+step install-deps "$root/scripts/install-deps.sh"
+step build "$root/scripts/build.sh"
 cd "$build"
-ctest --output-on-failure --parallel "$(nproc)" --timeout 300
+step ctest ctest --output-on-failure --parallel "$(nproc)" --timeout 300
 for extra in "$root"/scripts/test.d/*.sh; do
   [ -e "$extra" ] || continue
-  echo "== $(basename "$extra")"
-  bash "$extra" "$build"
+  step "$(basename "$extra")" bash "$extra" "$build"
 done
