@@ -1,16 +1,127 @@
 #include "model/state.hpp"
 
+#include <algorithm>
+#include <charconv>
+#include <cstring>
 #include <set>
-
+#include <span>
 #include <stdexcept>
+#include <type_traits>
 
 #include "core/json_limits.hpp"
+#include "core/json_out.hpp"
 #include "model/webhooks.hpp"
+
+namespace emsim::model {
+namespace {
+
+// ---- a record's JSON text without its document (AppendRecordJson) ------------------------------
+// The same bytes as core::DumpJson(json(v)): members in the order nlohmann's object keeps them
+// (sorted byte-wise), each written as its to_json would make it. Strings, integers, booleans,
+// enums with names, optionals, vectors, nested records and job arguments are written directly;
+// anything else (doubles, maps, sets) goes through its json, so it cannot differ.
+template <class T>
+inline constexpr bool kIsOptional = false;
+template <class T>
+inline constexpr bool kIsOptional<std::optional<T>> = true;
+template <class T>
+inline constexpr bool kIsVector = false;
+template <class T, class A>
+inline constexpr bool kIsVector<std::vector<T, A>> = true;
+
+template <class T>
+void AppendMember(std::string& out, const T& v) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    core::AppendJsonString(out, v);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    out += v ? "true" : "false";
+  } else if constexpr (std::is_integral_v<T>) {
+    char buf[24];
+    out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+  } else if constexpr (std::is_enum_v<T> && requires { EnumNames(T{}); }) {
+    core::AppendJsonString(out, core::NameOf(v));  // EMSIM_ENUM_JSON's to_json: the name
+  } else if constexpr (std::is_same_v<T, JobArgs>) {
+    out += v.text();  // already what dump() makes of them (JobArgs)
+  } else if constexpr (std::is_same_v<T, json>) {
+    core::AppendJson(out, v);
+  } else if constexpr (kIsOptional<T>) {
+    if (v) AppendMember(out, *v);
+    else out += "null";
+  } else if constexpr (kIsVector<T> && !std::is_same_v<T, std::vector<bool>>) {
+    out += '[';
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (i) out += ',';
+      AppendMember(out, v[i]);
+    }
+    out += ']';
+  } else if constexpr (requires { AppendRecordJson(out, v); }) {
+    AppendRecordJson(out, v);
+  } else {
+    core::AppendJson(out, json(v));
+  }
+}
+
+// Whether a member holds what a default-made record holds, as EMSIM_JSON_OMITTING_DEFAULTS
+// decides it (by its JSON), compared directly where the two cannot disagree.
+template <class T>
+bool SameAsDefault(const T& v, const T& d) {
+  if constexpr (std::is_same_v<T, std::string> || std::is_integral_v<T>) return v == d;
+  else return json(v) == json(d);
+}
+
+template <class T>
+struct TextMember {
+  const char* name;
+  void (*write)(std::string&, const T&);
+  bool (*is_default)(const T&);  // set for the members a dump leaves out at their default
+};
+
+template <class T>
+std::vector<TextMember<T>> SortedMembers(std::vector<TextMember<T>> members, std::span<const char* const> omit) {
+  std::sort(members.begin(), members.end(),
+            [](const TextMember<T>& a, const TextMember<T>& b) { return std::strcmp(a.name, b.name) < 0; });
+  for (auto& m : members)
+    if (std::none_of(omit.begin(), omit.end(), [&](const char* o) { return std::strcmp(o, m.name) == 0; }))
+      m.is_default = nullptr;
+  return members;
+}
+
+template <class T>
+void AppendMembers(std::string& out, const T& v, const std::vector<TextMember<T>>& members) {
+  out += '{';
+  bool comma = false;
+  for (const auto& m : members) {
+    if (m.is_default && m.is_default(v)) continue;
+    core::AppendJsonKey(out, m.name, comma);
+    comma = true;
+    m.write(out, v);
+  }
+  out += '}';
+}
+
+}  // namespace
+}  // namespace emsim::model
+
+// One entry of a record's member table (inside AppendRecordJson, where Self is the record type).
+#define EMSIM_TEXT_MEMBER(m)                                                          \
+  TextMember<Self>{#m, [](std::string& o, const Self& t) { AppendMember(o, t.m); },   \
+                   [](const Self& t) {                                                \
+                     static const Self kDefault{};                                     \
+                     return SameAsDefault(t.m, kDefault.m);                            \
+                   }},
+#define EMSIM_APPEND_RECORD_JSON(Type, OMIT, ...)                                                   \
+  void AppendRecordJson(std::string& out, const Type& v) {                                         \
+    using Self = Type;                                                                             \
+    static const std::vector<TextMember<Self>> kMembers =                                          \
+        SortedMembers<Self>({NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(EMSIM_TEXT_MEMBER, __VA_ARGS__))}, OMIT); \
+    AppendMembers(out, v, kMembers);                                                               \
+  }
 
 // state.hpp declares every to_json/from_json as an ordinary function (EMSIM_DECLARE_JSON) and
 // other files call them (api/control/sinks.cpp: a Sink's behaviour and requests). nlohmann's macro
 // defines them `inline`, which emits no out-of-line copy unless this file happens to need one:
-// a Release build failed to link once inlining changed. Same body, not inline:
+// a Release build failed to link once inlining changed. Same body, not inline; and the record's
+// text writer beside them, from the same member list.
 #undef NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT
 #define NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Type, ...)                                               \
   void to_json(nlohmann::json& nlohmann_json_j, const Type& nlohmann_json_t) {                                   \
@@ -19,7 +130,8 @@
   void from_json(const nlohmann::json& nlohmann_json_j, Type& nlohmann_json_t) {                                 \
     Type nlohmann_json_default_obj;                                                                              \
     NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, __VA_ARGS__))                      \
-  }
+  }                                                                                                              \
+  EMSIM_APPEND_RECORD_JSON(Type, {}, __VA_ARGS__)
 
 // Like NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT, but the dump leaves out the members listed in
 // OMIT (an array of names) while they hold their defaults: members added for a feature dump
@@ -40,7 +152,8 @@
   void from_json(const nlohmann::json& nlohmann_json_j, Type& nlohmann_json_t) {                    \
     Type nlohmann_json_default_obj;                                                                 \
     NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, __VA_ARGS__))         \
-  }
+  }                                                                                                 \
+  EMSIM_APPEND_RECORD_JSON(Type, OMIT, __VA_ARGS__)
 
 namespace emsim::model {
 
@@ -127,6 +240,8 @@ void to_json(json& j, const State::Trimmed& t) {
   j = {{"events", t.events}, {"deliveries", t.deliveries}, {"notifications", t.notifications},
        {"walletMovements", t.walletMovements}};
 }
+
+void AppendRecordJson(std::string& out, const State::Trimmed& t) { core::AppendJson(out, json(t)); }
 
 // walletMovements may be missing: the ledger came after the other three logs.
 void from_json(const json& j, State::Trimmed& t) {

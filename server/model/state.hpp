@@ -631,10 +631,14 @@ std::string IndexProblems(const State& s);
 json DumpState(const State& s);
 State LoadState(const json& j);
 
-// Per-record JSON for dumps (field names as in Part 2; times as Unix ms).
+// Per-record JSON for dumps (field names as in Part 2; times as Unix ms). AppendRecordJson
+// appends the text core::DumpJson(json(v)) gives, byte for byte, without building the document:
+// a durable write transaction (runtime/persist.hpp) writes every record it changed, under the
+// store's lock, and the document's allocations were most of that.
 #define EMSIM_DECLARE_JSON(T)                \
   void to_json(json& j, const T& v);         \
-  void from_json(const json& j, T& v);
+  void from_json(const json& j, T& v);       \
+  void AppendRecordJson(std::string& out, const T& v);
 EMSIM_DECLARE_JSON(User)
 EMSIM_DECLARE_JSON(AutoRecharge)
 EMSIM_DECLARE_JSON(Account)

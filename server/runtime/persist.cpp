@@ -78,9 +78,21 @@ void ForEachLog(S& s, F&& f) {
 
 template <class T>
 std::string Body(const T& record) {
-  json j;
-  to_json(j, record);
-  return j.dump();
+  std::string text;
+  model::AppendRecordJson(text, record);  // dump()'s bytes without building the document
+  return text;
+}
+
+// The checksum of a row's body (format 2): SQLite checks its pages' structure (PRAGMA quick_check)
+// but not the values in them, so a flipped bit inside a JSON string would otherwise be served as
+// data. Stored as the int64 with the same bits.
+std::int64_t RowSum(std::string_view body) { return static_cast<std::int64_t>(core::Fnv1a64(body)); }
+
+// A row written: its body and the body's checksum.
+RowChange Put(std::uint8_t table, std::string id, std::int64_t key, std::string body) {
+  RowChange r{table, std::move(id), key, std::move(body)};
+  r.sum = RowSum(*r.body);
+  return r;
 }
 
 // A table emptied: a RowChange with no id and no body and key -1.
@@ -103,13 +115,13 @@ void AppendLog(std::vector<RowChange>& rows, std::uint8_t table, const List& lis
     rows.push_back(std::move(below));
   }
   for (std::uint64_t pos = from; pos < trimmed + list.size(); ++pos)
-    rows.push_back({table, list[pos - trimmed].id, static_cast<std::int64_t>(pos), Body(list[pos - trimmed])});
+    rows.push_back(Put(table, list[pos - trimmed].id, static_cast<std::int64_t>(pos), Body(list[pos - trimmed])));
 }
 
 LogMark MarkOf(std::uint64_t trimmed, size_t size) { return {trimmed + size, trimmed}; }
 
 RowChange JobRow(const model::Job& job) {
-  return {kJobsTable, job.kind, static_cast<std::int64_t>(job.seq), Body(job)};
+  return Put(kJobsTable, job.kind, static_cast<std::int64_t>(job.seq), Body(job));
 }
 
 // The scalar parts, small enough to write whole with every change.
@@ -136,11 +148,6 @@ std::string CreateTableSql(const TableSpec& t) {
 }
 
 std::string SqliteError(sqlite3* db) { return db ? sqlite3_errmsg(db) : "out of memory"; }
-
-// The checksum of a row's body (format 2): SQLite checks its pages' structure (PRAGMA quick_check)
-// but not the values in them, so a flipped bit inside a JSON string would otherwise be served as
-// data. Stored as the int64 with the same bits.
-std::int64_t RowSum(std::string_view body) { return static_cast<std::int64_t>(core::Fnv1a64(body)); }
 
 // emsim_sum(body): RowSum in SQL, for the migration from format 1 (and for people checking rows:
 // it exists only on emsim's own connection).
@@ -316,7 +323,12 @@ void Persister::CreateTables() {
     }
     clear_.push_back(prepare("DELETE FROM " + q));
   }
-  put_meta_ = prepare("INSERT OR REPLACE INTO meta(name, body, sum) VALUES(?1, ?2, ?3)");
+  // An upsert, not INSERT OR REPLACE: a replace deletes the row and inserts it under a new rowid,
+  // so every batch dirtied the name index's page as well as the row's (a page written to the WAL
+  // per commit for nothing).
+  put_meta_ = prepare(
+      "INSERT INTO meta(name, body, sum) VALUES(?1, ?2, ?3) ON CONFLICT(name) DO UPDATE SET body=excluded.body, "
+      "sum=excluded.sum");
 }
 
 // One step per format version, each in its own transaction with the version it reaches, so a
@@ -547,11 +559,11 @@ void Persister::Collect(model::State& s) {
   ChangeSet cs;
   ForEachRecordTable(s, [&](std::uint8_t t, auto& table) {
     const bool all = table.TakeChanges([&](const std::string& id, const auto* row) {
-      cs.rows.push_back({t, id, 0, row ? std::optional<std::string>(Body(*row)) : std::nullopt});
+      cs.rows.push_back(row ? Put(t, id, 0, Body(*row)) : RowChange{t, id, 0, std::nullopt});
     });
     if (all) {  // iterated mutably, cleared or replaced: written whole
       cs.rows.push_back(ClearTable(t));
-      for (const auto& row : std::as_const(table)) cs.rows.push_back({t, row.id, 0, Body(row)});
+      for (const auto& row : std::as_const(table)) cs.rows.push_back(Put(t, row.id, 0, Body(row)));
     }
   });
   ForEachLog(s, [&](std::uint8_t t, const auto& list, std::uint64_t trimmed) {
@@ -571,7 +583,14 @@ void Persister::Collect(model::State& s) {
     if (auto it = s.jobs.find(key); it != s.jobs.end()) cs.rows.push_back(JobRow(it->second));
   s.jobsErased.clear();
   s.jobsScheduled.clear();
-  cs.meta = Scalars(s);
+  // Most transactions move the id counter and little else: the faults and the logs' trim marks
+  // are not copied into every change set.
+  json scalars = Scalars(s);
+  for (auto& [name, value] : scalars.items()) {
+    const auto known = queued_meta_.find(name);
+    if (known == queued_meta_.end() || *known != value) cs.meta[name] = value;
+  }
+  queued_meta_ = std::move(scalars);
   Enqueue(std::move(cs));
 }
 
@@ -579,7 +598,7 @@ void Persister::CollectAll(const model::State& s) {
   ChangeSet cs;
   cs.replace = true;
   ForEachRecordTable(s, [&](std::uint8_t t, const auto& table) {
-    for (const auto& row : table) cs.rows.push_back({t, row.id, 0, Body(row)});
+    for (const auto& row : table) cs.rows.push_back(Put(t, row.id, 0, Body(row)));
   });
   // Every table is emptied first (replace), so each log is written from its first retained entry.
   ForEachLog(s, [&](std::uint8_t t, const auto& list, std::uint64_t trimmed) {
@@ -587,6 +606,7 @@ void Persister::CollectAll(const model::State& s) {
   });
   for (const auto& [key, job] : s.jobs) cs.rows.push_back(JobRow(job));
   cs.meta = Scalars(s);
+  queued_meta_ = cs.meta;
   cs.meta["timings"] = s.timings;
   cs.meta["catalogue"] = s.catalogue;
   cs.meta["plans"] = s.plans;
@@ -641,6 +661,15 @@ void Persister::WriterLoop() {
   for (;;) {
     queued_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
     if (queue_.empty() && stop_) return;
+    if (!stop_) {
+      // One yield before taking the queue: request threads that are about to queue their change
+      // sets get to, so the batch is larger (measured at 32 connections: 5 change sets per batch
+      // without it, 8 with it, and 12.5k -> 14.7k purchases/s). Each batch costs the WAL a page
+      // per table it touches, however few rows it has. Alone, the yield returns at once.
+      lock.unlock();
+      std::this_thread::yield();
+      lock.lock();
+    }
     std::deque<Pending> batch;
     batch.swap(queue_);
     lock.unlock();
@@ -707,7 +736,7 @@ void Persister::CommitBatch(std::deque<Pending>& batch) {
         sqlite3_bind_int64(st, 2, key);
         if (r.body) {
           sqlite3_bind_text(st, 3, r.body->data(), static_cast<int>(r.body->size()), SQLITE_STATIC);
-          sqlite3_bind_int64(st, 4, RowSum(*r.body));
+          sqlite3_bind_int64(st, 4, r.sum);
         }
         step(st);
         if (inserted) rowids_[r.table].emplace(r.id, sqlite3_last_insert_rowid(db_));

@@ -46,6 +46,9 @@ struct RowChange {
   std::string id;        // the record's id (Table<T> kinds), or the job's seq as text
   std::int64_t key = 0;  // the position (events, deliveries, notifications) or the job's seq
   std::optional<std::string> body;
+  // The body's checksum (format 2), computed by the request thread that collected the row: the
+  // one writer thread is what every durable answer waits for, so it only writes.
+  std::int64_t sum = 0;
   bool below = false;  // a log's rows at positions below `key` deleted (retention)
 };
 
@@ -140,6 +143,10 @@ class Persister {
   // The rowid of each record's row, per table keyed by id (the writer's; filled by Read).
   std::vector<std::unordered_map<std::string, std::int64_t>> rowids_;
   sqlite3_stmt* put_meta_ = nullptr;
+
+  // The scalar parts (ids, job and fault counters, faults, trimmed) as the last change set queued
+  // them (under the store's lock): a change set carries only those that differ from it.
+  json queued_meta_ = json::object();
 
   // Append-only parts at the start of the open write transaction.
   std::vector<LogMark> log_marks_;  // per table of kTables; only the logs' are used

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "cli/app.hpp"
+#include "core/json_out.hpp"
 #include "model/auth.hpp"
 #include "model/domains.hpp"
 #include "model/mailboxes.hpp"
@@ -187,6 +188,154 @@ TEST(Store, DumpLoadRoundTripsExactly) {
   EXPECT_EQ(other.Dump(), dump);
   store.Reset();
   EXPECT_NE(store.Dump(), dump);
+}
+
+// --data-dir writes each changed record as model::AppendRecordJson makes it, and a restart reads
+// it back as a state load does: it must be the record's dump byte for byte, for every kind, with
+// the members a dump leaves out at their defaults both at their defaults and set.
+template <class T>
+void ExpectRecordText(const T& v, const char* kind) {
+  std::string text;
+  model::AppendRecordJson(text, v);
+  EXPECT_EQ(text, core::DumpJson(json(v))) << kind;
+}
+
+TEST(RecordText, IsTheRecordsDumpByteForByte) {
+  model::State s = testing::DefaultFixtureState();
+  const std::string odd = "caf\xC3\xA9 \"q\" \\ \n\t\x01 \xE2\x82\xAC";  // escapes and UTF-8
+  model::Account a;
+  a.id = "acc_x";
+  a.apiKey = odd;
+  a.autoRecharge.enabled = true;
+  a.autoRecharge.amountCents = 500;
+  s.AddAccount(a);
+  model::Workspace w;
+  w.id = "wks_x";
+  w.accountId = "acc_x";
+  w.invitations.push_back({"inv_1", "a@b.c", "PENDING", 7});
+  s.workspaces.Insert(w);
+  model::Mailbox m;
+  m.id = "mbx_x";
+  m.removeOnNextRenewal = true;
+  s.mailboxes.Insert(m);
+  model::Checkout c1, c2;
+  c1.id = "chk_1";
+  c2.id = "chk_2";
+  c2.purpose = model::kCheckoutForWallet;
+  c2.domainId = "dom_1";
+  c2.paidAt = 99;
+  s.checkouts.Insert(c1);
+  s.checkouts.Insert(c2);
+  model::Tenant t1, t2;
+  t1.id = "acc_t1";
+  t2.id = "acc_t2";
+  t2.clock = "own";
+  t2.clockMode = "manual";
+  t2.clockNow = 123;
+  t2.idsCounter = 18446744073709551615u;
+  s.tenants.Insert(t1);
+  s.tenants.Insert(t2);
+  model::PlacementCart cart;
+  cart.id = "crt_1";
+  cart.creditsUsed.push_back({"sub_1", 3});
+  cart.orderIds = {"ord_1", "ord_2"};
+  cart.paidAt = -5;
+  s.placementCarts.Insert(cart);
+  model::PlacementTest test;
+  test.id = "ord_1";
+  test.mailboxEmail = odd;
+  s.placementTests.Insert(test);
+  model::Invoice invoice;
+  invoice.id = "inv_x";
+  s.invoices.Insert(invoice);
+  model::Email e;
+  e.id = "eml_x";
+  e.from.push_back({odd, "x@y.z"});
+  e.cc = {"c@d.e"};
+  s.emails.Insert(e);
+  model::MailboxExport x;
+  x.id = "exp_x";
+  x.filters = {{"b", 1.5}, {"a", {nullptr, true}}};
+  model::ExportAppResult result;
+  result.app = "CSV";
+  result.accountEmail = "q@r.s";
+  result.sentMailboxes = {"m@n.o"};
+  x.results.push_back(result);
+  x.csv = "a,b\n";
+  s.exports.Insert(x);
+  model::ThirdPartyAccount third;
+  third.id = "tpa_x";
+  third.email = odd;
+  s.thirdPartyAccounts.Insert(third);
+  model::WebhookEndpoint ep;
+  ep.id = "we_x";
+  ep.enabledEvents = {"domain.updated"};
+  ep.disabledAt = 4;
+  s.webhookEndpoints.Insert(ep);
+  model::Sink sink;
+  sink.id = "snk_x";
+  model::SinkRequest request;
+  request.number = 1;
+  request.headers = {{"x-a", "1"}};
+  request.signatureValid = false;
+  sink.requests.push_back(request);
+  sink.processing.applied = {"evt_1"};
+  sink.processing.seen = {"evt_1"};
+  s.sinks.Insert(sink);
+  model::Fault f1, f2;
+  f1.id = "flt_1";
+  f2.id = "flt_2";
+  f2.apiKey = odd;
+  f2.status = 503;
+  f2.duplicate = true;
+  f2.probability = 0.25;
+  f2.body = {{"z", "y"}};
+  s.faults = {f1, f2};
+  s.Emit("domain.updated", "acc_x", {{"n", -1}, {"s", odd}}, 1000);
+  s.Notify("acc_x", odd, "m", json{{"k", 1}}, 1000);
+  s.Schedule(5, "x.kind", {{"b", {1, 2}}, {"a", "x"}});
+  model::DeliveryAttempt d1, d2;
+  d1.id = "dlv_1";
+  d2.id = "dlv_2";
+  d2.injected = {{"duplicate", true}};
+  d2.responseStatus = 500;
+  s.deliveries = {d1, d2};
+  model::WalletMovement movement;
+  movement.id = "wm_1";
+  movement.amountCents = -300;
+  s.walletMovements.push_back(movement);
+
+  std::map<std::string, size_t> seen;
+  auto all = [&](const char* kind, const auto& records) {
+    for (const auto& r : records) {
+      ExpectRecordText(r, kind);
+      ++seen[kind];
+    }
+  };
+  all("accounts", s.accounts);
+  all("workspaces", s.workspaces);
+  all("domains", s.domains);
+  all("mailboxes", s.mailboxes);
+  all("subscriptions", s.subscriptions);
+  all("dnsShield", s.dnsShield);
+  all("emails", s.emails);
+  all("invoices", s.invoices);
+  all("placementCarts", s.placementCarts);
+  all("placementTests", s.placementTests);
+  all("exports", s.exports);
+  all("thirdPartyAccounts", s.thirdPartyAccounts);
+  all("tenants", s.tenants);
+  all("checkouts", s.checkouts);
+  all("webhookEndpoints", s.webhookEndpoints);
+  all("sinks", s.sinks);
+  all("events", s.events);
+  all("deliveries", s.deliveries);
+  all("notifications", s.notifications);
+  all("walletMovements", s.walletMovements);
+  all("faults", s.faults);
+  for (const auto& [key, job] : s.jobs) ExpectRecordText(job, "jobs");
+  EXPECT_EQ(seen.size(), 21u);
+  EXPECT_GT(seen["mailboxes"], 10u);
 }
 
 TEST(Store, LoadRejectsDanglingReferencesAndKeepsTheOldState) {
