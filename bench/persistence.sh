@@ -36,8 +36,11 @@ start() {
 }
 stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""; }
 kv() { sed -n "s/.*\\b$2=\\([^ ]*\\).*/\\1/p" <<<"$1"; }
-# split_of NAME: where NAME's start went, from emsim's "world recovered" log line (fields in name order)
-split_of() { sed -n 's/.*world recovered.*checkMs=\([0-9]*\).*loadMs=\([0-9]*\).*readMs=\([0-9]*\).*/check \1 ms, read \3 ms, load \2 ms/p' "$work/$1.err"; }
+# split_of NAME: where NAME's start went, from emsim's "world recovered" log line
+split_of() {
+  local line; line=$(grep 'world recovered' "$work/$1.err" | head -1)
+  echo "check $(kv "$line" checkMs) ms, read $(kv "$line" readMs) ms, load $(kv "$line" loadMs) ms"
+}
 
 sed -E 's/(placementCredits: )[0-9]+/\11000000000/' "$root/fixtures/default.yaml" >"$work/fixture.yaml"
 body='{"placementType":"MONTHLY","testName":"bench","mailboxIds":["mbx_nw_01_01"]}'

@@ -194,10 +194,19 @@ Persister::Persister(std::string dir, Durability durability)
     // Part of the file check: a damaged header makes this first statement fail.
     Exec("PRAGMA journal_mode=WAL");
     Exec(durability_ == Durability::kFull ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
-    // Fewer, larger checkpoints (each one stops the writer and, under FULL, syncs the main file) and
-    // a cache that holds the pages the appends keep touching.
-    Exec("PRAGMA wal_autocheckpoint=10000");
-    Exec("PRAGMA cache_size=-65536");
+    // The commit hook replaces SQLite's automatic checkpoint (Start hands checkpoints to a thread
+    // of their own); it only counts the WAL's frames.
+    sqlite3_wal_hook(
+        db_,
+        [](void* self, sqlite3*, const char*, int frames) {
+          static_cast<Persister*>(self)->wal_frames_.store(frames, std::memory_order_relaxed);
+          return SQLITE_OK;
+        },
+        this);
+    Exec("PRAGMA cache_size=-65536");  // holds the pages the appends keep touching
+    // The checkpointer's connection may hold the checkpoint lock when the writer needs it (the
+    // TRUNCATE after a whole world is written): the writer waits for it rather than skip.
+    sqlite3_busy_timeout(db_, 10000);
     std::string check;
     sqlite3_stmt* st = nullptr;
     if (sqlite3_prepare_v2(db_, "PRAGMA quick_check", -1, &st, nullptr) != SQLITE_OK)
@@ -369,6 +378,13 @@ Persister::~Persister() {
   }
   queued_cv_.notify_all();
   if (writer_.joinable()) writer_.join();
+  {
+    std::lock_guard lock(checkpoint_mu_);
+    checkpoint_stop_ = true;
+  }
+  checkpoint_cv_.notify_all();
+  if (checkpointer_.joinable()) checkpointer_.join();
+  sqlite3_close(checkpoint_db_);  // before the writer's: the last connection to close checkpoints the rest
   for (auto* v : {&put_, &update_, &del_, &clear_, &trim_})
     for (auto* st : *v) sqlite3_finalize(st);
   sqlite3_finalize(put_meta_);
@@ -651,9 +667,60 @@ void Persister::Sync() {
 
 // ---- the writer --------------------------------------------------------------------------------
 
+namespace {
+// A checkpoint is asked for once the WAL holds this many frames (4 KiB pages: ~40 MB), as SQLite's
+// automatic one was set to; past the hard limit the writer checkpoints itself, so the WAL stays
+// bounded when the checkpointer cannot keep up (a checkpoint that never catches up with the
+// writer never lets the WAL start over).
+constexpr int kCheckpointFrames = 10000;
+constexpr int kWalHardLimitFrames = 40000;
+}  // namespace
+
 void Persister::Start(const Clock& clock) {
   clock_ = &clock;
+  if (sqlite3_open_v2(path_.c_str(), &checkpoint_db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) == SQLITE_OK &&
+      sqlite3_exec(checkpoint_db_, durability_ == Durability::kFull ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL",
+                   nullptr, nullptr, nullptr) == SQLITE_OK) {
+    checkpointer_ = std::thread([this] { CheckpointLoop(); });
+  } else {
+    Log("warn", "no checkpoint connection; the writer checkpoints the WAL itself",
+        {{"file", path_}, {"error", SqliteError(checkpoint_db_)}});
+    sqlite3_close(checkpoint_db_);
+    checkpoint_db_ = nullptr;
+    sqlite3_wal_autocheckpoint(db_, kCheckpointFrames);
+  }
   writer_ = std::thread([this] { WriterLoop(); });
+}
+
+void Persister::CheckpointLoop() {
+  std::unique_lock lock(checkpoint_mu_);
+  for (;;) {
+    checkpoint_cv_.wait(lock, [&] { return checkpoint_stop_ || checkpoint_wanted_; });
+    if (checkpoint_stop_) return;
+    checkpoint_wanted_ = false;
+    lock.unlock();
+    // PASSIVE: copies what it can without waiting for the writer, which goes on appending.
+    const int rc = sqlite3_wal_checkpoint_v2(checkpoint_db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    if (rc != SQLITE_OK && rc != SQLITE_BUSY)
+      Log("warn", "WAL checkpoint failed; the next commit asks again", {{"file", path_}, {"error", SqliteError(checkpoint_db_)}});
+    lock.lock();
+  }
+}
+
+void Persister::AfterCommit() {
+  if (!checkpoint_db_) return;
+  const int frames = wal_frames_.load(std::memory_order_relaxed);
+  if (frames >= kWalHardLimitFrames) {
+    // RESTART: copies the rest and lets the next commit start the WAL over. Busy (the
+    // checkpointer is at it) is left for the next commit.
+    sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_RESTART, nullptr, nullptr);
+  } else if (frames >= kCheckpointFrames) {
+    {
+      std::lock_guard lock(checkpoint_mu_);
+      checkpoint_wanted_ = true;
+    }
+    checkpoint_cv_.notify_one();
+  }
 }
 
 void Persister::WriterLoop() {
@@ -758,6 +825,8 @@ void Persister::CommitBatch(std::deque<Pending>& batch) {
     // once, so the file alone holds a world even if the WAL is later lost.
     if (std::any_of(batch.begin(), batch.end(), [](const Pending& p) { return p.changes.replace; }))
       sqlite3_exec(db_, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
+    else
+      AfterCommit();
   } catch (...) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     throw;
