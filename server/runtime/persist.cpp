@@ -204,8 +204,8 @@ Persister::Persister(std::string dir, Durability durability)
         },
         this);
     Exec("PRAGMA cache_size=-65536");  // holds the pages the appends keep touching
-    // The checkpointer's connection may hold the checkpoint lock when the writer needs it (the
-    // TRUNCATE after a whole world is written): the writer waits for it rather than skip.
+    // A reader (the sqlite3 CLI, a backup) may hold a lock the writer's commit or checkpoint needs:
+    // the writer waits for it rather than fail or skip.
     sqlite3_busy_timeout(db_, 10000);
     std::string check;
     sqlite3_stmt* st = nullptr;
@@ -667,15 +667,6 @@ void Persister::Sync() {
 
 // ---- the writer --------------------------------------------------------------------------------
 
-namespace {
-// A checkpoint is asked for once the WAL holds this many frames (4 KiB pages: ~40 MB), as SQLite's
-// automatic one was set to; past the hard limit the writer checkpoints itself, so the WAL stays
-// bounded when the checkpointer cannot keep up (a checkpoint that never catches up with the
-// writer never lets the WAL start over).
-constexpr int kCheckpointFrames = 10000;
-constexpr int kWalHardLimitFrames = 40000;
-}  // namespace
-
 void Persister::Start(const Clock& clock) {
   clock_ = &clock;
   if (sqlite3_open_v2(path_.c_str(), &checkpoint_db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) == SQLITE_OK &&
@@ -687,7 +678,7 @@ void Persister::Start(const Clock& clock) {
         {{"file", path_}, {"error", SqliteError(checkpoint_db_)}});
     sqlite3_close(checkpoint_db_);
     checkpoint_db_ = nullptr;
-    sqlite3_wal_autocheckpoint(db_, kCheckpointFrames);
+    sqlite3_wal_autocheckpoint(db_, checkpoint_frames_);
   }
   writer_ = std::thread([this] { WriterLoop(); });
 }
@@ -700,7 +691,9 @@ void Persister::CheckpointLoop() {
     checkpoint_wanted_ = false;
     lock.unlock();
     // PASSIVE: copies what it can without waiting for the writer, which goes on appending.
+    std::unique_lock running(checkpoint_run_mu_);
     const int rc = sqlite3_wal_checkpoint_v2(checkpoint_db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    running.unlock();
     if (rc != SQLITE_OK && rc != SQLITE_BUSY)
       Log("warn", "WAL checkpoint failed; the next commit asks again", {{"file", path_}, {"error", SqliteError(checkpoint_db_)}});
     lock.lock();
@@ -710,11 +703,13 @@ void Persister::CheckpointLoop() {
 void Persister::AfterCommit() {
   if (!checkpoint_db_) return;
   const int frames = wal_frames_.load(std::memory_order_relaxed);
-  if (frames >= kWalHardLimitFrames) {
-    // RESTART: copies the rest and lets the next commit start the WAL over. Busy (the
-    // checkpointer is at it) is left for the next commit.
+  if (frames >= wal_limit_frames_) {
+    // RESTART: copies the rest and lets the next commit start the WAL over (after the
+    // checkpointer's run, if one is going). Busy (another process's checkpoint) is left for the
+    // next commit.
+    std::lock_guard running(checkpoint_run_mu_);
     sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_RESTART, nullptr, nullptr);
-  } else if (frames >= kCheckpointFrames) {
+  } else if (frames >= checkpoint_frames_) {
     {
       std::lock_guard lock(checkpoint_mu_);
       checkpoint_wanted_ = true;
@@ -823,10 +818,12 @@ void Persister::CommitBatch(std::deque<Pending>& batch) {
     Exec("COMMIT");
     // A whole world written (the first start, a reset, a state load): moved into the main file at
     // once, so the file alone holds a world even if the WAL is later lost.
-    if (std::any_of(batch.begin(), batch.end(), [](const Pending& p) { return p.changes.replace; }))
+    if (std::any_of(batch.begin(), batch.end(), [](const Pending& p) { return p.changes.replace; })) {
+      std::lock_guard running(checkpoint_run_mu_);
       sqlite3_exec(db_, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
-    else
+    } else {
       AfterCommit();
+    }
   } catch (...) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     throw;

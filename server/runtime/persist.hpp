@@ -101,8 +101,14 @@ class Persister {
   // it concerns ("state.domains[3]: ..." names a position of the document, not of the file).
   std::string Describe(const std::string& load_error, const json& state) const;
 
-  // Starts the writer thread; the clock is written with every batch.
+  // Starts the writer thread (and the checkpointer's); the clock is written with every batch.
   void Start(const Clock& clock);
+  // Before Start: the WAL's size, in frames, at which a checkpoint is asked for, and past which the
+  // writer checkpoints itself (defaults: 10,000 and 40,000 frames of 4 KiB). Tests make them small.
+  void SetCheckpointFrames(int soft, int hard) {
+    checkpoint_frames_ = soft;
+    wal_limit_frames_ = hard;
+  }
 
   // ---- under the store's write lock ----------------------------------------------------------
   // Turns on the change notes of `s` (after it was created, loaded or replaced) and forgets old ones.
@@ -174,9 +180,17 @@ class Persister {
   sqlite3* checkpoint_db_ = nullptr;  // null: the writer checkpoints itself (SQLite's automatic one)
   std::thread checkpointer_;
   std::mutex checkpoint_mu_;
+  // Held while a checkpoint runs, by either thread: SQLite answers a checkpoint that finds another
+  // one running with SQLITE_BUSY at once (its busy handler is not asked), so the writer's own
+  // (past the limit, after a whole world) would be skipped.
+  std::mutex checkpoint_run_mu_;
   std::condition_variable checkpoint_cv_;
   bool checkpoint_wanted_ = false, checkpoint_stop_ = false;
   std::atomic<int> wal_frames_{0};  // the WAL's frames after the last commit (sqlite3_wal_hook)
+  // A checkpoint is asked for once the WAL holds this many frames (~40 MB), as SQLite's automatic
+  // one was set to; past the limit the writer checkpoints itself, so the WAL stays bounded when the
+  // checkpointer cannot keep up (one that never catches up never lets the WAL start over).
+  int checkpoint_frames_ = 10000, wal_limit_frames_ = 40000;
 };
 
 }  // namespace emsim::runtime

@@ -6,10 +6,12 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "model/state.hpp"
 #include "runtime/clock.hpp"
@@ -48,8 +50,10 @@ struct Running {
   Clock clock;
   Persister persister;
   Store store;
-  explicit Running(const std::string& dir, Durability d = Durability::kFull, model::Millis start = 0)
+  explicit Running(const std::string& dir, Durability d = Durability::kFull, model::Millis start = 0,
+                   std::pair<int, int> checkpoint_frames = {10000, 40000})
       : clock(ClockMode::kManual, start), persister(dir, d), store(SmallWorld(), SmallWorld()) {
+    persister.SetCheckpointFrames(checkpoint_frames.first, checkpoint_frames.second);
     persister.Start(clock);
     store.Persist(persister, true);
   }
@@ -145,6 +149,38 @@ TEST(Persist, WritesReachTheFileAndReadBackTheSameWorld) {
   EXPECT_EQ(back.jobs.begin()->second.args.Parse()["n"], 2);
   EXPECT_EQ(back.events.size(), 1u);
   EXPECT_EQ(back.nextJobSeq, 3u);
+}
+
+// Checkpoints run beside the writer, and past the limit the writer checkpoints itself: however
+// long the writes go on, the WAL is reused from its start instead of growing, and what was
+// written is all there.
+TEST(Persist, TheWalStaysBoundedHoweverLongTheWritesGoOn) {
+  TempDir dir;
+  const int soft = 8, limit = 24;
+  std::uintmax_t largest_wal = 0;
+  {
+    Running r(dir.path, Durability::kProcess, 0, {soft, limit});
+    for (int i = 0; i < 300; ++i) {
+      r.store.Write([&](State& s) {
+        s.accounts.Find("acc_1")->walletCents += 1;
+        model::Workspace w;
+        w.id = "ws_n" + std::to_string(i);
+        w.accountId = "acc_1";
+        w.name = std::string(900, 'x');  // about four rows to a page
+        s.workspaces.Insert(w);
+      });
+      r.store.AwaitDurable();
+      largest_wal = std::max(largest_wal, std::filesystem::file_size(dir.path + "/emsim.db-wal"));
+    }
+  }
+  // Frames of 4 KiB pages and their 24-byte headers after a 32-byte header. A batch here dirties a
+  // few pages, so the WAL may pass the limit by one batch before the writer's checkpoint; without
+  // checkpoints it would hold 300 batches' frames (over 600).
+  const std::uintmax_t frames = (largest_wal - 32) / (4096 + 24);
+  EXPECT_LE(frames, static_cast<std::uintmax_t>(limit + 8)) << largest_wal << " bytes";
+  const State back = Reopen(dir.path);
+  EXPECT_EQ(back.workspaces.size(), 301u);
+  EXPECT_EQ(back.accounts.Find("acc_1")->walletCents, 1300);
 }
 
 // Lists answer in insertion order; a restart must not change it (a tenant's workspaces, created in
