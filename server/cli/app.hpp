@@ -99,6 +99,8 @@ class App {
   std::unique_ptr<app::Router> router_;
   std::unique_ptr<http::HttpServer> server_;
   std::thread serve_thread_;
+  // Frees the state document a data dir was read into, beside the rest of the start.
+  std::thread discard_;
   int port_ = 0;
 };
 
