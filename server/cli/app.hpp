@@ -99,8 +99,10 @@ class App {
   std::unique_ptr<app::Router> router_;
   std::unique_ptr<http::HttpServer> server_;
   std::thread serve_thread_;
-  // Frees the state document a data dir was read into, beside the rest of the start.
-  std::thread discard_;
+  // Frees the state document a data dir was read into, beside the rest of the start. A jthread:
+  // a start that fails after the read (a bad clock row, a flag checked later) unwinds through
+  // members only, and a joinable std::thread there would terminate the process.
+  std::jthread discard_;
   int port_ = 0;
 };
 

@@ -2,6 +2,8 @@
 // started again has the same world, clock and pending jobs, and a reset survives a restart; an
 // emsim started with --state FILE boots from a dump, JSON or YAML, and a reset returns to it;
 // `emsim state dump|load` round-trips a world. kill -9 is scripts/crash-test.py's.
+#include <sqlite3.h>
+
 #include <fstream>
 
 #include "cli/state_command.hpp"
@@ -102,6 +104,26 @@ TEST(DataDir, ASecondEmsimOnTheSameDirectoryIsRefused) {
     FAIL() << "two emsims on one data dir";
   } catch (const cli::StartupError& e) {
     EXPECT_NE(std::string(e.what()).find("in use by another emsim (pid"), std::string::npos) << e.what();
+  }
+}
+
+// A start that fails after the world was read (here the saved clock is not one) says why and
+// names the file; it never aborts the process.
+TEST(DataDir, ABadClockRowStopsTheStartNamingTheFile) {
+  TempDir dir;
+  { TestServer s(WithDataDir(dir.path)); }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir.path + "/emsim.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "update meta set body='{}', sum=NULL where name='clock'", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  app::Options o = WithDataDir(dir.path);
+  o.port = 0;
+  try {
+    cli::App app(o);
+    FAIL() << "started with a clock row that is not a clock";
+  } catch (const cli::StartupError& e) {
+    EXPECT_NE(std::string(e.what()).find("table meta, id clock"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(dir.path), std::string::npos) << e.what();
   }
 }
 
