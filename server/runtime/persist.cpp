@@ -204,9 +204,6 @@ Persister::Persister(std::string dir, Durability durability)
         },
         this);
     Exec("PRAGMA cache_size=-65536");  // holds the pages the appends keep touching
-    // A reader (the sqlite3 CLI, a backup) may hold a lock the writer's commit or checkpoint needs:
-    // the writer waits for it rather than fail or skip.
-    sqlite3_busy_timeout(db_, 10000);
     std::string check;
     sqlite3_stmt* st = nullptr;
     if (sqlite3_prepare_v2(db_, "PRAGMA quick_check", -1, &st, nullptr) != SQLITE_OK)

@@ -182,7 +182,9 @@ class Persister {
   std::mutex checkpoint_mu_;
   // Held while a checkpoint runs, by either thread: SQLite answers a checkpoint that finds another
   // one running with SQLITE_BUSY at once (its busy handler is not asked), so the writer's own
-  // (past the limit, after a whole world) would be skipped.
+  // (past the limit, after a whole world) would be skipped. The writer's connection has no busy
+  // handler: a RESTART that meets a long reader (a backup with sqlite3) copies what it can and is
+  // tried again after the next commit, instead of holding every answer while the reader reads.
   std::mutex checkpoint_run_mu_;
   std::condition_variable checkpoint_cv_;
   bool checkpoint_wanted_ = false, checkpoint_stop_ = false;
