@@ -6,6 +6,7 @@
 //   scenario/  scenarios/*.yaml and scenarios/tests/*.yaml as they are
 //   fixture/   fixtures/*.yaml as they are
 //   state/     GET /_sim/state's document for the default fixture
+//   record/    records of that document, each after its kind's byte (record_fuzz.cpp)
 // Usage: fuzz_make_seeds OUT_DIR. Paths come from EMSIM_SOURCE_DIR (common.hpp).
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include "common.hpp"
 #include "model/state.hpp"
 #include "raw_request.hpp"
+#include "tests/support/record_read_check.hpp"
 #include "fixture/fixtures.hpp"
 #include "scenario/parse.hpp"
 #include "schema/registry.hpp"
@@ -138,6 +140,14 @@ int main(int argc, char** argv) {
   const auto fixture = emsim::fixture::LoadFixtureFile((src / "fixtures/default.yaml").string(), 1);
   Write(seeds.out / "state", "default.json", emsim::model::DumpState(fixture.state).dump(1));
   Write(seeds.out / "state", "empty.json", emsim::model::DumpState(emsim::model::State{}).dump());
+  // record/: a kind's index byte, then up to three of the default fixture's records of that kind.
+  const json dump = emsim::model::DumpState(fixture.state);
+  for (size_t k = 0; k < std::size(emsim::testing::kRecordKinds); ++k) {
+    const json rows = dump.value(emsim::testing::kRecordKinds[k].table, json::array());
+    for (size_t i = 0; i < rows.size() && i < 3; ++i)
+      Write(seeds.out / "record", std::string(emsim::testing::kRecordKinds[k].table) + std::to_string(i),
+            std::string(1, static_cast<char>(k)) + rows[i].dump());
+  }
   std::cout << "fuzz_make_seeds: " << g_written << " seed files in " << seeds.out.string() << "\n";
   return 0;
 }

@@ -15,7 +15,7 @@ shift || true
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${EMSIM_FUZZ_BUILD_DIR:-$root/build-fuzz}
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(router schema scenario fixture state)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(router schema scenario fixture state record)
 
 # ---- build -----------------------------------------------------------------------------------------
 mkdir -p "$build"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <cstring>
 #include <set>
 #include <span>
@@ -99,6 +100,118 @@ void AppendMembers(std::string& out, const T& v, const std::vector<TextMember<T>
   out += '}';
 }
 
+// ---- a record from its JSON text without the document (ReadRecordJson) --------------------------
+// What from_json does with a member (NLOHMANN_JSON_FROM_WITH_DEFAULT: j.value(name, default), that
+// is at(name).get<T>() when present), done on the text where the outcome is certain; false where
+// from_json would convert (a number for a bool, a float for an integer) or the text is unusual.
+// Skipped values nest at most this deep; records sit at most 3 levels above one (a sink's
+// requests[].headers), within kStateJsonLimits' 96.
+constexpr int kSkipDepth = 90;
+
+// json, job arguments, doubles, maps: the value's text parsed alone, taken by its from_json.
+template <class T>
+bool ReadThroughDocument(core::JsonCursor& in, T& v) {
+  std::string_view text;
+  if (!in.Skip(text, kSkipDepth)) return false;
+  auto parsed = ParseJsonLimited(text, kStateJsonLimits, "member");
+  if (!parsed) return false;
+  try {
+    v = parsed->template get<T>();
+  } catch (const std::exception&) {
+    return false;
+  }
+  return true;
+}
+
+template <class T>
+bool ReadMember(core::JsonCursor& in, T& v) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    return in.String(v);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return in.Bool(v);
+  } else if constexpr (std::is_integral_v<T>) {
+    // Within the type and within int64, where ParseJsonLimited keeps numbers; nlohmann would cast
+    // anything else (a negative into an unsigned), which the document path decides.
+    constexpr std::int64_t lo = std::is_signed_v<T> ? std::int64_t{std::numeric_limits<T>::min()} : 0;
+    constexpr std::int64_t hi = std::numeric_limits<T>::max() > static_cast<std::uint64_t>(INT64_MAX)
+                                    ? INT64_MAX
+                                    : static_cast<std::int64_t>(std::numeric_limits<T>::max());
+    std::int64_t n;
+    if (!in.Integer(n, lo, hi)) return false;
+    v = static_cast<T>(n);
+    return true;
+  } else if constexpr (std::is_enum_v<T> && requires { EnumNames(T{}); }) {
+    thread_local std::string name;
+    if (!in.String(name)) return false;
+    const auto e = core::ParseEnum<T>(name);  // EnumFromJson: the exact name, else refused
+    if (!e) return false;
+    v = *e;
+    return true;
+  } else if constexpr (kIsOptional<T>) {
+    if (in.Null()) {
+      v.reset();
+      return true;
+    }
+    typename T::value_type inner{};
+    if (!ReadMember(in, inner)) return false;
+    v = std::move(inner);
+    return true;
+  } else if constexpr (kIsVector<T> && !std::is_same_v<T, std::vector<bool>>) {
+    if (!in.Consume('[')) return false;
+    T items;
+    if (!in.Consume(']')) {
+      do {
+        typename T::value_type item{};
+        if (!ReadMember(in, item)) return false;
+        items.push_back(std::move(item));
+      } while (in.Consume(','));
+      if (!in.Consume(']')) return false;
+    }
+    v = std::move(items);
+    return true;
+  } else if constexpr (requires { ReadRecordJson(in, v); }) {
+    return ReadRecordJson(in, v);
+  } else {
+    return ReadThroughDocument(in, v);
+  }
+}
+
+template <class T>
+struct ReadEntry {
+  std::string_view name;
+  bool (*read)(core::JsonCursor&, T&);
+};
+
+template <class T>
+std::vector<ReadEntry<T>> SortedReadMembers(std::vector<ReadEntry<T>> members) {
+  // Sorted as AppendRecordJson writes them, so a row emsim wrote finds each member where it looks first.
+  std::sort(members.begin(), members.end(), [](const ReadEntry<T>& a, const ReadEntry<T>& b) { return a.name < b.name; });
+  if (members.size() > 64) throw std::logic_error("ReadRecordJson: a record of more than 64 members");
+  return members;
+}
+
+template <class T>
+bool ReadMembers(core::JsonCursor& in, T& v, const std::vector<ReadEntry<T>>& members) {
+  if (!in.Consume('{')) return false;
+  if (in.Consume('}')) return true;
+  std::uint64_t seen = 0;  // a member twice: the document keeps the last whole, this would merge
+  size_t next = 0;
+  do {
+    std::string_view key;
+    if (!in.Key(key)) return false;
+    size_t i = next < members.size() && members[next].name == key ? next : members.size();
+    if (i == members.size())
+      for (size_t k = 0; k < members.size(); ++k)
+        if (members[k].name == key) i = k;
+    // An unknown member: from_json ignores it; the document path does the same, at its own cost.
+    if (i == members.size() || (seen >> i & 1)) return false;
+    seen |= std::uint64_t{1} << i;
+    if (!members[i].read(in, v)) return false;
+    next = i + 1;
+  } while (in.Consume(','));
+  return in.Consume('}');
+}
+
 }  // namespace
 }  // namespace emsim::model
 
@@ -109,12 +222,19 @@ void AppendMembers(std::string& out, const T& v, const std::vector<TextMember<T>
                      static const Self kDefault{};                                     \
                      return SameAsDefault(t.m, kDefault.m);                            \
                    }},
+#define EMSIM_READ_MEMBER(m) ReadEntry<Self>{#m, [](core::JsonCursor& in, Self& t) { return ReadMember(in, t.m); }},
 #define EMSIM_APPEND_RECORD_JSON(Type, OMIT, ...)                                                   \
   void AppendRecordJson(std::string& out, const Type& v) {                                         \
     using Self = Type;                                                                             \
     static const std::vector<TextMember<Self>> kMembers =                                          \
         SortedMembers<Self>({NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(EMSIM_TEXT_MEMBER, __VA_ARGS__))}, OMIT); \
     AppendMembers(out, v, kMembers);                                                               \
+  }                                                                                                \
+  bool ReadRecordJson(core::JsonCursor& in, Type& v) {                                             \
+    using Self = Type;                                                                             \
+    static const std::vector<ReadEntry<Self>> kMembers =                                           \
+        SortedReadMembers<Self>({NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(EMSIM_READ_MEMBER, __VA_ARGS__))}); \
+    return ReadMembers(in, v, kMembers);                                                           \
   }
 
 // state.hpp declares every to_json/from_json as an ordinary function (EMSIM_DECLARE_JSON) and
@@ -242,6 +362,7 @@ void to_json(json& j, const State::Trimmed& t) {
 }
 
 void AppendRecordJson(std::string& out, const State::Trimmed& t) { core::AppendJson(out, json(t)); }
+bool ReadRecordJson(core::JsonCursor& in, State::Trimmed& t) { return ReadThroughDocument(in, t); }
 
 // walletMovements may be missing: the ledger came after the other three logs.
 void from_json(const json& j, State::Trimmed& t) {
@@ -706,7 +827,7 @@ json DumpState(const State& s) {
   return j;
 }
 
-State LoadState(const json& j) {
+State LoadState(const json& j, State lists) {
   if (!j.is_object()) throw std::invalid_argument("state must be a JSON object");
   // Only what a dump holds (and the clock that GET /_sim/state adds): a document of other keys is
   // a mistake to report, not an empty world to load.
@@ -720,7 +841,7 @@ State LoadState(const json& j) {
     if (!kDumpKeys.count(key))
       throw std::invalid_argument("state has an unknown key '" + (key.size() > 64 ? key.substr(0, 64) + "..." : key) +
                                   "' (a state document is what GET /_sim/state answers)");
-  State s;
+  State s = std::move(lists);
   try {
     if (j.contains("ids")) s.ids.Restore(j.at("ids").at("seed").get<std::uint64_t>(),
                                          j.at("ids").at("counter").get<std::uint64_t>());

@@ -19,6 +19,7 @@
 #include "model/ids.hpp"
 #include "core/enum_names.hpp"
 #include "core/json.hpp"
+#include "core/json_read.hpp"
 #include "model/money.hpp"
 #include "model/statuses.hpp"
 #include "model/table.hpp"
@@ -629,16 +630,27 @@ std::string IndexProblems(const State& s);
 // Whole-state dump/load (GET|PUT /_sim/state). Load throws std::exception with a message that
 // names the part that is wrong; callers keep the old state when it does.
 json DumpState(const State& s);
-State LoadState(const json& j);
+// `lists`: records already read by the caller (a data dir's rows, ReadRecordText), each table
+// or list left out of `j`; they are checked with the rest exactly as if `j` had held them.
+State LoadState(const json& j, State lists = State());
 
 // Per-record JSON for dumps (field names as in Part 2; times as Unix ms). AppendRecordJson
 // appends the text core::DumpJson(json(v)) gives, byte for byte, without building the document:
 // a durable write transaction (runtime/persist.hpp) writes every record it changed, under the
 // store's lock, and the document's allocations were most of that.
-#define EMSIM_DECLARE_JSON(T)                \
-  void to_json(json& j, const T& v);         \
-  void from_json(const json& j, T& v);       \
-  void AppendRecordJson(std::string& out, const T& v);
+//
+// ReadRecordJson is the way back for a durable start: it fills a record from its text as
+// from_json on the parsed text would, without the document (which was most of a restart). It
+// answers false, leaving the record as it was, where it does not read the text exactly as
+// from_json would (an unknown or repeated member, a type from_json would convert, text the
+// strict parser refuses, ...): the caller then parses the text and uses from_json, which decides
+// or says what is wrong. Members of kinds it has no reader for (json, maps, doubles, job
+// arguments) are parsed alone (ParseJsonLimited) and taken by their from_json.
+#define EMSIM_DECLARE_JSON(T)                             \
+  void to_json(json& j, const T& v);                      \
+  void from_json(const json& j, T& v);                    \
+  void AppendRecordJson(std::string& out, const T& v);    \
+  bool ReadRecordJson(core::JsonCursor& in, T& v);
 EMSIM_DECLARE_JSON(User)
 EMSIM_DECLARE_JSON(AutoRecharge)
 EMSIM_DECLARE_JSON(Account)
@@ -673,5 +685,22 @@ EMSIM_DECLARE_JSON(SinkBehaviour)
 EMSIM_DECLARE_JSON(SinkRequest)
 EMSIM_DECLARE_JSON(Sink)
 EMSIM_DECLARE_JSON(Fault)
+
+// Below this size a record's text cannot pass any limit of kStateJsonLimits (a string of 1 MiB,
+// 10M items, 50M values, 96 levels: ReadRecordJson reads fixed shapes and skips at most 90), so
+// reading it here never accepts what the document's parser would refuse.
+inline constexpr size_t kRecordTextReadLimit = 1024 * 1024;
+
+// One record's whole text (a data dir's row): `out` filled, or false as ReadRecordJson answers
+// (also for text over 1 MiB, which the document's limits judge: kStateJsonLimits).
+template <class T>
+bool ReadRecordText(std::string_view text, T& out) {
+  if (text.size() > kRecordTextReadLimit) return false;
+  core::JsonCursor in(text);
+  T v{};
+  if (!ReadRecordJson(in, v) || !in.AtEnd()) return false;
+  out = std::move(v);
+  return true;
+}
 
 }  // namespace emsim::model

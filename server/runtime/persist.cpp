@@ -436,50 +436,143 @@ void Persister::Query(sqlite3* db, const std::string& sql, Row&& row) const {
   if (rc != SQLITE_DONE) throw PersistError(path_ + ": reading (" + sql + "): " + SqliteError(db));
 }
 
-// The body of column 1, checked against the checksum of column `sum_col` when it has one.
-json Persister::ParseBody(const std::string& table, const std::string& id, sqlite3_stmt* st, int sum_col) const {
+// Column 1 (the body) checked against the checksum of column `sum_col` when it has one.
+void Persister::CheckSum(const std::string& table, const std::string& id, sqlite3_stmt* st, int sum_col) const {
   const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(st, 1));
   const std::string_view bytes(text ? text : "", static_cast<size_t>(sqlite3_column_bytes(st, 1)));
   if (sqlite3_column_type(st, sum_col) != SQLITE_NULL && sqlite3_column_int64(st, sum_col) != RowSum(bytes))
-    throw PersistError(path_ + ": table " + table + ", id " + id +
+    throw PersistError(path_ + ": table " + table + ", id " + model::SafeText(id) +
                        ": the body does not match its checksum (column sum): the file is damaged; restore a backup, "
                        "or, if the body was changed on purpose, set the row's sum to NULL");
+}
+
+// The body of column 1 as a document, checked against its checksum. `id` is the row's key as
+// stored. A record's body (RecordBody) must be an object; a meta row's may be any value.
+json Persister::ParseBody(const std::string& table, const std::string& id, sqlite3_stmt* st, int sum_col) const {
+  CheckSum(table, id, st, sum_col);
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(st, 1));
+  const std::string_view bytes(text ? text : "", static_cast<size_t>(sqlite3_column_bytes(st, 1)));
   auto parsed = model::ParseJsonLimited(bytes, model::kStateJsonLimits, "body");
-  if (!parsed) throw PersistError(path_ + ": table " + table + ", id " + id + ": " + parsed.error().errors.front().msg);
+  if (!parsed)
+    throw PersistError(path_ + ": table " + table + ", id " + model::SafeText(id) + ": " + parsed.error().errors.front().msg);
   return std::move(*parsed);
 }
 
-// The rows of kTables[table] in order, each checked; fills rowids_[table] (only this call touches it).
+json Persister::RecordBody(const std::string& table, const std::string& id, sqlite3_stmt* st) const {
+  json body = ParseBody(table, id, st, 2);
+  if (!body.is_object()) throw PersistError(path_ + ": table " + table + ", id " + model::SafeText(id) + ": the body is not a JSON object");
+  return body;
+}
+
+// A row's key against its body: a record's id (`body_id`, null when the body has none that is
+// text), or a log entry's position (`pos`, counted over the whole history).
+void Persister::CheckKey(size_t table, const std::string& raw_id, const std::string* body_id, std::uint64_t pos) const {
+  const TableSpec& t = kTables[table];
+  // A key as a message quotes it: a damaged file may hold any bytes there.
+  if (t.shape == Shape::kById && (!body_id || *body_id != raw_id))
+    throw PersistError(path_ + ": table " + t.name + ", id " + model::SafeText(raw_id) + ": the body's id is not the row's id");
+  if (t.shape == Shape::kByPosition && std::to_string(pos) != raw_id)
+    throw PersistError(path_ + ": table " + t.name + ": position " + std::to_string(pos) +
+                       " is missing (a log is kept without gaps from its oldest retained entry, meta 'trimmed')");
+}
+
+std::string Persister::RowsSql(size_t table) const {
+  const TableSpec& t = kTables[table];
+  const std::string q = std::string("\"") + t.name + "\"";
+  return t.shape == Shape::kById   ? "SELECT id, body, sum, rowid FROM " + q + " ORDER BY rowid"
+         : t.shape == Shape::kJobs ? "SELECT seq, body, sum FROM " + q + " ORDER BY seq"
+                                   : "SELECT pos, body, sum FROM " + q + " ORDER BY pos";
+}
+
+// The rows of kTables[table] in order, each checked, as documents; fills rowids_[table] (only
+// this call and ReadRows touch it).
 json Persister::ReadTable(sqlite3* db, size_t table, std::uint64_t first_pos) {
   const TableSpec& t = kTables[table];
   json rows = json::array();
-  const std::string q = std::string("\"") + t.name + "\"";
-  const std::string sql = t.shape == Shape::kById   ? "SELECT id, body, sum, rowid FROM " + q + " ORDER BY rowid"
-                          : t.shape == Shape::kJobs ? "SELECT seq, body, sum FROM " + q + " ORDER BY seq"
-                                                    : "SELECT pos, body, sum FROM " + q + " ORDER BY pos";
   auto& ids = rowids_[table];
-  Query(db, sql, [&](sqlite3_stmt* st) {
-    // A key as a message quotes it: a damaged file may hold any bytes there.
-    const std::string raw_id = ColumnText(st, 0), id = model::SafeText(raw_id);
-    json body = ParseBody(t.name, id, st, 2);
-    if (!body.is_object()) throw PersistError(path_ + ": table " + t.name + ", id " + id + ": the body is not a JSON object");
-    if (t.shape == Shape::kById && body.value("id", json()) != json(raw_id))
-      throw PersistError(path_ + ": table " + t.name + ", id " + id + ": the body's id is not the row's id");
-    if (t.shape == Shape::kByPosition && std::to_string(first_pos + rows.size()) != raw_id)
-      throw PersistError(path_ + ": table " + t.name + ": position " + std::to_string(first_pos + rows.size()) +
-                         " is missing (a log is kept without gaps from its oldest retained entry, meta 'trimmed')");
+  Query(db, RowsSql(table), [&](sqlite3_stmt* st) {
+    const std::string raw_id = ColumnText(st, 0);
+    json body = RecordBody(t.name, raw_id, st);
+    const json& body_id = body.contains("id") ? body["id"] : json();
+    CheckKey(table, raw_id, body_id.is_string() ? &body_id.get_ref<const std::string&>() : nullptr,
+             first_pos + rows.size());
     if (t.shape == Shape::kById) ids[raw_id] = sqlite3_column_int64(st, 3);
     rows.push_back(std::move(body));
   });
   return rows;
 }
 
-Recovered Persister::Read() {
+namespace {
+// A row that only the document can judge (from_json refuses it): the whole file is then read as
+// a document, so the start reports it as a state load would.
+struct NeedsDocument {};
+}  // namespace
+
+// The same rows, each made its record T directly (model::ReadRecordText), handed to `add`; a row
+// not read that way goes through the document (ParseBody: the same errors as ReadTable).
+template <class T, class Add>
+bool Persister::ReadRows(sqlite3* db, size_t table, std::uint64_t first_pos, Add&& add) {
+  const TableSpec& t = kTables[table];
+  auto& ids = rowids_[table];
+  std::uint64_t pos = first_pos;
+  try {
+    Query(db, RowsSql(table), [&](sqlite3_stmt* st) {
+      std::string raw_id = ColumnText(st, 0);
+      T record{};
+      const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(st, 1));
+      const std::string_view bytes(text ? text : "", static_cast<size_t>(sqlite3_column_bytes(st, 1)));
+      if (model::ReadRecordText(bytes, record)) {
+        CheckSum(t.name, raw_id, st, 2);
+      } else {
+        const json body = RecordBody(t.name, raw_id, st);
+        try {
+          record = body.get<T>();
+        } catch (const std::exception&) {
+          throw NeedsDocument{};
+        }
+      }
+      if constexpr (requires { record.id; }) CheckKey(table, raw_id, &record.id, pos);
+      if (t.shape == Shape::kById) ids[std::move(raw_id)] = sqlite3_column_int64(st, 3);
+      ++pos;
+      add(std::move(record));
+    });
+  } catch (const NeedsDocument&) {
+    return false;
+  }
+  return true;
+}
+
+bool Persister::ReadRecords(sqlite3* db, size_t table, std::uint64_t first_pos, model::State& s) {
+  bool ok = true;
+  ForEachRecordTable(s, [&](std::uint8_t i, auto& list) {
+    if (i != table) return;
+    using T = std::remove_cvref_t<decltype(list.rows().front())>;
+    std::vector<T> rows;
+    ok = ReadRows<T>(db, table, first_pos, [&](T&& r) { rows.push_back(std::move(r)); });
+    try {
+      if (ok) list.Assign(std::move(rows));
+    } catch (const std::exception&) {  // a duplicate id: reported as a state load reports it
+      ok = false;
+    }
+  });
+  ForEachLog(s, [&](std::uint8_t i, auto& list, auto&) {
+    if (i != table) return;
+    using T = typename std::remove_cvref_t<decltype(list)>::value_type;
+    ok = ReadRows<T>(db, table, first_pos, [&](T&& r) { list.push_back(std::move(r)); });
+  });
+  if (table == kJobsTable)
+    ok = ReadRows<model::Job>(db, table, first_pos, [&](model::Job&& job) {
+      s.jobs.emplace(std::make_pair(job.dueMs, job.seq), std::move(job));  // as model::LoadState
+    });
+  return ok;
+}
+
+Recovered Persister::Read(bool document) {
   Recovered out;
   out.state = json::object();
   Query(db_, "SELECT name, body, sum FROM meta", [&](sqlite3_stmt* st) {
     const std::string name = ColumnText(st, 0);
-    json value = ParseBody("meta", model::SafeText(name), st, 2);
+    json value = ParseBody("meta", name, st, 2);
     if (name == "clock") out.clock = std::move(value);
     else if (name == "batch") batches_ = out.batch = value.is_number_integer() ? value.get<std::int64_t>() : 0;
     else out.state[name] = std::move(value);
@@ -491,9 +584,14 @@ Recovered Persister::Read() {
   for (size_t i = 0; i < kTableCount; ++i) {
     const json first = trimmed.value(kTables[i].name, json(0));
     if (first.is_number_unsigned()) first_pos[i] = first.get<std::uint64_t>();
-    // How many rows, near enough to share the reading out (rowids and positions grow by one).
-    Query(db_, std::string("SELECT max(rowid) FROM \"") + kTables[i].name + "\"",
-          [&](sqlite3_stmt* st) { weight[i] = sqlite3_column_int64(st, 0) - static_cast<std::int64_t>(first_pos[i]); });
+    // How many rows (rowids and positions grow by one) times the size of the last one: near enough
+    // to share the reading out, which goes by bytes (an email's row is twice a mailbox's).
+    Query(db_, std::string("SELECT rowid, length(body) FROM \"") + kTables[i].name + "\" ORDER BY rowid DESC LIMIT 1",
+          [&](sqlite3_stmt* st) {
+            const std::int64_t rows = std::max<std::int64_t>(0, sqlite3_column_int64(st, 0) - static_cast<std::int64_t>(first_pos[i]));
+            if (kTables[i].shape == Shape::kById) rowids_[i].reserve(static_cast<size_t>(rows));
+            weight[i] = rows * (64 + sqlite3_column_int64(st, 1));  // 64: a row's own cost, in bytes
+          });
   }
   // Parsing the rows is most of a start (measured at 100k mailboxes: 3.5 s of 5.7), and tables are
   // independent: a second thread with its own read-only connection takes the tables a greedy split
@@ -513,13 +611,20 @@ Recovered Persister::Read() {
     }
   }
   std::vector<json> rows(kTableCount);
+  model::State lists;
+  std::vector<char> read(kTableCount, 1);  // whether a table's rows all became records directly
+  // Each thread fills its own tables of `lists` (distinct members) or its own entries of `rows`.
+  auto read_table = [&](sqlite3* db, size_t i) {
+    if (document) rows[i] = ReadTable(db, i, first_pos[i]);
+    else read[i] = ReadRecords(db, i, first_pos[i], lists);
+  };
   std::exception_ptr their_error;
   std::thread helper([&] {
     sqlite3* db = nullptr;
     try {
       if (sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK)
         throw PersistError(path_ + ": cannot open for reading: " + SqliteError(db));
-      for (size_t i : theirs) rows[i] = ReadTable(db, i, first_pos[i]);
+      for (size_t i : theirs) read_table(db, i);
     } catch (...) {
       their_error = std::current_exception();
     }
@@ -527,15 +632,37 @@ Recovered Persister::Read() {
   });
   std::exception_ptr my_error;
   try {
-    for (size_t i : mine) rows[i] = ReadTable(db_, i, first_pos[i]);
+    for (size_t i : mine) read_table(db_, i);
   } catch (...) {
     my_error = std::current_exception();
   }
   helper.join();
   if (my_error) std::rethrow_exception(my_error);
   if (their_error) std::rethrow_exception(their_error);
+  if (!document) {
+    if (std::find(read.begin(), read.end(), 0) != read.end()) return Read(true);
+    out.lists = std::move(lists);
+    return out;
+  }
   for (size_t i = 0; i < kTableCount; ++i) out.state[kTables[i].name] = std::move(rows[i]);
   return out;
+}
+
+model::State Persister::Load(Recovered& saved) {
+  try {
+    return saved.lists ? model::LoadState(saved.state, std::move(*saved.lists)) : model::LoadState(saved.state);
+  } catch (const std::exception& e) {
+    if (!saved.lists) throw PersistError(Describe(e.what(), saved.state));
+  }
+  // Rows read straight into records carry no position in a document: the file read again as one
+  // gives the message a state load gives, with the row's table and id. (Should the document load
+  // where the records did not, the document is the reference: its world is the answer.)
+  saved = Read(true);
+  try {
+    return model::LoadState(saved.state);
+  } catch (const std::exception& e) {
+    throw PersistError(Describe(e.what(), saved.state));
+  }
 }
 
 std::string Persister::Describe(const std::string& load_error, const json& state) const {

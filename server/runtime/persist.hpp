@@ -66,7 +66,12 @@ struct ChangeSet {
 
 // What the file held when it was opened.
 struct Recovered {
-  json state;                 // a state document (model::DumpState's keys), for model::LoadState
+  // A state document (model::DumpState's keys), for model::LoadState: the scalar parts, and the
+  // record tables and logs too when `lists` is not set.
+  json state;
+  // The record tables, logs and jobs, read row by row straight into records (model::ReadRecordText)
+  // and not yet checked: model::LoadState(state, lists) checks them with the rest.
+  std::optional<model::State> lists;
   std::optional<json> clock;  // {mode, epochMs, offsetMs} as last written
   std::int64_t batch = 0;     // the number of the last committed batch
 };
@@ -94,8 +99,15 @@ class Persister {
   // with rows but no committed batch: emsim never starts empty over data.
   bool HasData();
   // Reads every row; throws PersistError naming the file, the table and the id of a row that is
-  // not a JSON record. The document is then checked by model::LoadState.
-  Recovered Read();
+  // not a JSON record. Each row becomes its record directly (Recovered::lists); when a row needs
+  // the document to say what it means (one from_json refuses, a duplicate id), every row is read
+  // into the document instead (`document`, or when asked), so what is wrong is reported exactly as
+  // a state load reports it. Either is then checked by model::LoadState.
+  Recovered Read(bool document = false);
+
+  // The world `saved` holds, checked by model::LoadState (what emsim's start does with Read's
+  // answer). Throws PersistError naming the file, and the table and id of the row concerned.
+  model::State Load(Recovered& saved);
 
   // A model::LoadState message about the document Read made, with the table and the id of the row
   // it concerns ("state.domains[3]: ..." names a position of the document, not of the file).
@@ -141,6 +153,14 @@ class Persister {
   void Query(sqlite3* db, const std::string& sql, Row&& row) const;
   json ParseBody(const std::string& table, const std::string& id, sqlite3_stmt* st, int sum_col) const;
   json ReadTable(sqlite3* db, size_t table, std::uint64_t first_pos);
+  // The rows of a table straight into `s`'s list of it; false when one needs the document.
+  bool ReadRecords(sqlite3* db, size_t table, std::uint64_t first_pos, model::State& s);
+  template <class T, class Add>
+  bool ReadRows(sqlite3* db, size_t table, std::uint64_t first_pos, Add&& add);
+  json RecordBody(const std::string& table, const std::string& id, sqlite3_stmt* st) const;
+  void CheckKey(size_t table, const std::string& raw_id, const std::string* body_id, std::uint64_t pos) const;
+  std::string RowsSql(size_t table) const;
+  void CheckSum(const std::string& table, const std::string& id, sqlite3_stmt* st, int sum_col) const;
   void CreateTables();
   void Migrate(int from);
   void TakeLock();

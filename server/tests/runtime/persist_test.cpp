@@ -63,7 +63,8 @@ struct Running {
 State Reopen(const std::string& dir) {
   Persister p(dir, Durability::kFull);
   EXPECT_TRUE(p.HasData());
-  return model::LoadState(p.Read().state);
+  Recovered r = p.Read();
+  return p.Load(r);
 }
 
 // A directory holding SmallWorld, committed, with no emsim on it.
@@ -284,12 +285,12 @@ TEST(Persist, ARowThatBreaksTheWorldsRulesIsNamedByTableAndId) {
   WriteWorld(dir.path);
   Sql(dir.path + "/emsim.db", "UPDATE accounts SET body=json_set(body, '$.walletCents', 'lots') WHERE id='acc_1'");
   Persister p(dir.path, Durability::kFull);
-  const Recovered r = p.Read();
+  Recovered r = p.Read();
   try {
-    model::LoadState(r.state);
+    p.Load(r);
     FAIL() << "a wallet of text was loaded";
-  } catch (const std::exception& e) {
-    const std::string m = p.Describe(e.what(), r.state);
+  } catch (const PersistError& e) {
+    const std::string m = e.what();
     EXPECT_NE(m.find("table accounts, id acc_1"), std::string::npos) << m;
   }
 }
@@ -345,8 +346,8 @@ TEST(Persist, ADataDirOfFormatOneIsMigratedAndReadsTheSameWorld) {
   {
     Persister p(dir.path, Durability::kFull);
     ASSERT_TRUE(p.HasData());
-    const Recovered r = p.Read();
-    const State s = model::LoadState(r.state);
+    Recovered r = p.Read();
+    const State s = p.Load(r);
     EXPECT_EQ(s.accounts.Find("acc_alice")->walletCents, 24800);
     ASSERT_EQ(s.placementTests.size(), 1u);
     EXPECT_EQ(s.placementTests.begin()->mailboxId, "mbx_nw_01_01");

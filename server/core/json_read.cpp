@@ -1,0 +1,172 @@
+#include "core/json_read.hpp"
+
+#include <cstring>
+
+#include "core/json_limits.hpp"
+
+namespace emsim::core {
+
+bool JsonCursor::Literal(std::string_view word) {
+  SkipSpace();
+  if (static_cast<size_t>(end_ - p_) < word.size() || std::memcmp(p_, word.data(), word.size()) != 0) return false;
+  p_ += word.size();
+  return true;
+}
+
+bool JsonCursor::Null() { return Literal("null"); }
+
+bool JsonCursor::Bool(bool& out) {
+  if (Literal("true")) {
+    out = true;
+    return true;
+  }
+  if (Literal("false")) {
+    out = false;
+    return true;
+  }
+  return false;
+}
+
+bool JsonCursor::Integer(std::int64_t& out, std::int64_t min, std::int64_t max) {
+  SkipSpace();
+  const char* p = p_;
+  const bool negative = p != end_ && *p == '-';
+  if (negative) ++p;
+  if (p == end_ || *p < '0' || *p > '9') return false;
+  // JSON allows no leading zeros: "0" alone, or a digit 1-9 first.
+  if (*p == '0' && p + 1 != end_ && p[1] >= '0' && p[1] <= '9') return false;
+  // Accumulated as a negative number, which reaches INT64_MIN.
+  std::int64_t v = 0;
+  for (; p != end_ && *p >= '0' && *p <= '9'; ++p) {
+    const int d = *p - '0';
+    if (v < (INT64_MIN + d) / 10) return false;
+    v = v * 10 - d;
+  }
+  if (p != end_ && (*p == '.' || *p == 'e' || *p == 'E')) return false;  // a float: the document decides
+  if (!negative) {
+    if (v == INT64_MIN) return false;
+    v = -v;
+  }
+  if (v < min || v > max) return false;
+  out = v;
+  p_ = p;
+  return true;
+}
+
+bool JsonCursor::Hex4(std::uint32_t& out) {
+  if (end_ - p_ < 4) return false;
+  out = 0;
+  for (int i = 0; i < 4; ++i) {
+    const char c = *p_++;
+    out <<= 4;
+    if (c >= '0' && c <= '9') out |= static_cast<std::uint32_t>(c - '0');
+    else if (c >= 'a' && c <= 'f') out |= static_cast<std::uint32_t>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F') out |= static_cast<std::uint32_t>(c - 'A' + 10);
+    else return false;
+  }
+  return true;
+}
+
+bool JsonCursor::String(std::string& out) {
+  if (!Consume('"')) return false;
+  out.clear();
+  for (;;) {
+    // A run of plain bytes, copied at once after its UTF-8 is checked.
+    const char* run = p_;
+    while (p_ != end_ && *p_ != '"' && *p_ != '\\' && static_cast<unsigned char>(*p_) >= 0x20) ++p_;
+    const std::string_view plain(run, static_cast<size_t>(p_ - run));
+    if (!model::IsValidUtf8(plain)) return false;
+    out.append(plain);
+    if (p_ == end_ || static_cast<unsigned char>(*p_) < 0x20) return false;
+    if (*p_++ == '"') return true;
+    if (p_ == end_) return false;
+    switch (*p_++) {
+      case '"': out += '"'; break;
+      case '\\': out += '\\'; break;
+      case '/': out += '/'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 't': out += '\t'; break;
+      case 'u': {
+        std::uint32_t cp;
+        if (!Hex4(cp)) return false;
+        if (cp >= 0xDC00 && cp <= 0xDFFF) return false;  // a low surrogate first
+        if (cp >= 0xD800 && cp <= 0xDBFF) {                // a pair, or nothing
+          std::uint32_t low;
+          if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') return false;
+          p_ += 2;
+          if (!Hex4(low) || low < 0xDC00 || low > 0xDFFF) return false;
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+        }
+        if (cp < 0x80) {
+          out += static_cast<char>(cp);
+        } else if (cp < 0x800) {
+          out += static_cast<char>(0xC0 | (cp >> 6));
+          out += static_cast<char>(0x80 | (cp & 0x3F));
+        } else if (cp < 0x10000) {
+          out += static_cast<char>(0xE0 | (cp >> 12));
+          out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+          out += static_cast<char>(0x80 | (cp & 0x3F));
+        } else {
+          out += static_cast<char>(0xF0 | (cp >> 18));
+          out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+          out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+          out += static_cast<char>(0x80 | (cp & 0x3F));
+        }
+        break;
+      }
+      default:
+        return false;
+    }
+  }
+}
+
+bool JsonCursor::Key(std::string_view& out) {
+  if (!Consume('"')) return false;
+  const char* start = p_;
+  while (p_ != end_ && *p_ != '"') {
+    const auto c = static_cast<unsigned char>(*p_);
+    if (c < 0x20 || c >= 0x80 || c == '\\') return false;
+    ++p_;
+  }
+  if (p_ == end_) return false;
+  out = std::string_view(start, static_cast<size_t>(p_ - start));
+  ++p_;
+  return Consume(':');
+}
+
+bool JsonCursor::Skip(std::string_view& out, int max_depth) {
+  SkipSpace();
+  const char* start = p_;
+  int depth = 0;
+  do {
+    if (p_ == end_) return false;
+    const char c = *p_;
+    if (c == '"') {
+      for (++p_; p_ != end_ && *p_ != '"'; ++p_)
+        if (*p_ == '\\' && ++p_ == end_) return false;
+      if (p_ == end_) return false;
+      ++p_;
+    } else if (c == '{' || c == '[') {
+      if (++depth > max_depth) return false;
+      ++p_;
+    } else if (c == '}' || c == ']') {
+      if (--depth < 0) return false;
+      ++p_;
+    } else if (depth > 0) {
+      ++p_;  // commas, colons, whitespace and scalars inside: the document parser checks them
+    } else {
+      // A scalar at the top: up to the next delimiter.
+      while (p_ != end_ && *p_ != ',' && *p_ != '}' && *p_ != ']' && *p_ != ' ' && *p_ != '\n' && *p_ != '\r' &&
+             *p_ != '\t')
+        ++p_;
+      if (p_ == start) return false;
+    }
+  } while (depth > 0);
+  out = std::string_view(start, static_cast<size_t>(p_ - start));
+  return true;
+}
+
+}  // namespace emsim::core
