@@ -137,6 +137,13 @@ bool JsonCursor::Key(std::string_view& out) {
   return Consume(':');
 }
 
+namespace {
+// The bytes of numbers, true, false and null.
+bool ScalarByte(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '-' || c == '+' || c == '.' || c == 'E';
+}
+}  // namespace
+
 bool JsonCursor::Skip(std::string_view& out, int max_depth) {
   SkipSpace();
   const char* start = p_;
@@ -156,16 +163,71 @@ bool JsonCursor::Skip(std::string_view& out, int max_depth) {
       if (--depth < 0) return false;
       ++p_;
     } else if (depth > 0) {
-      ++p_;  // commas, colons, whitespace and scalars inside: the document parser checks them
+      // Commas, colons, whitespace and scalars inside: the document parser checks them. Only their
+      // bytes, though: nlohmann's lexer takes a NUL byte for the end of its input, so the value's
+      // text alone would parse where the whole text does not.
+      if (!ScalarByte(c) && c != ',' && c != ':' && c != ' ' && c != '\n' && c != '\r' && c != '\t') return false;
+      ++p_;
     } else {
-      // A scalar at the top: up to the next delimiter.
-      while (p_ != end_ && *p_ != ',' && *p_ != '}' && *p_ != ']' && *p_ != ' ' && *p_ != '\n' && *p_ != '\r' &&
-             *p_ != '\t')
-        ++p_;
+      // A scalar at the top: its bytes, up to the next delimiter.
+      while (p_ != end_ && ScalarByte(*p_)) ++p_;
       if (p_ == start) return false;
     }
   } while (depth > 0);
   out = std::string_view(start, static_cast<size_t>(p_ - start));
+  return true;
+}
+
+bool JsonCursor::CompactObject(std::string_view& out) {
+  const char* start = p_;
+  const char* p = p_;
+  auto plain_string = [&](bool key) {  // at '"': to past the closing quote, or false
+    const char* from = ++p;
+    while (p != end_ && *p != '"') {
+      const auto c = static_cast<unsigned char>(*p);
+      if (c < 0x20 || c == '\\' || (key && c >= 0x80)) return false;
+      ++p;
+    }
+    if (p == end_ || !model::IsValidUtf8(std::string_view(from, static_cast<size_t>(p - from)))) return false;
+    ++p;
+    return true;
+  };
+  if (p == end_ || *p++ != '{') return false;
+  std::string_view last_key;
+  bool first = true;
+  while (p != end_ && *p != '}') {
+    if (!first && *p++ != ',') return false;
+    if (p == end_ || *p != '"') return false;
+    const char* key_start = p + 1;
+    if (!plain_string(true)) return false;
+    const std::string_view key(key_start, static_cast<size_t>(p - 1 - key_start));
+    if (!first && key <= last_key) return false;  // nlohmann's object keeps its keys sorted, once each
+    first = false;
+    last_key = key;
+    if (p == end_ || *p++ != ':' || p == end_) return false;
+    if (*p == '"') {
+      if (!plain_string(false)) return false;
+    } else if (*p == '-' || (*p >= '0' && *p <= '9')) {
+      const char* num = p;
+      JsonCursor n(std::string_view(p, static_cast<size_t>(end_ - p)));
+      std::int64_t v;
+      if (!n.Integer(v) || (v == 0 && *num == '-')) return false;  // "-0" dumps as 0
+      p = n.p_;
+    } else {
+      bool matched = false;
+      for (std::string_view word : {std::string_view("true"), std::string_view("false"), std::string_view("null")})
+        if (static_cast<size_t>(end_ - p) >= word.size() && std::memcmp(p, word.data(), word.size()) == 0) {
+          p += word.size();
+          matched = true;
+          break;
+        }
+      if (!matched) return false;
+    }
+  }
+  if (p == end_) return false;
+  ++p;
+  out = std::string_view(start, static_cast<size_t>(p - start));
+  p_ = p;
   return true;
 }
 

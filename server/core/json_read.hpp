@@ -45,6 +45,10 @@ class JsonCursor {
   // Skips one value of any kind, nesting at most `max_depth` containers, and answers its text (for
   // a member the caller hands to the document parser). Checks only its brackets and strings.
   bool Skip(std::string_view& out, int max_depth);
+  // A flat object exactly as nlohmann's dump() writes it (no space; plain ASCII keys in increasing
+  // byte order; strings without escapes; integers in their shortest form within int64; true,
+  // false, null), answered as its text; anything else (nesting included) is not consumed.
+  bool CompactObject(std::string_view& out);
   // Only whitespace is left.
   bool AtEnd() {
     SkipSpace();

@@ -147,6 +147,13 @@ bool ReadMember(core::JsonCursor& in, T& v) {
     if (!e) return false;
     v = *e;
     return true;
+  } else if constexpr (std::is_same_v<T, JobArgs>) {
+    // Arguments are kept as dump()'s text (JobArgs): text already in that form is taken as it
+    // stands (a purchase's job: two strings), anything else made so by the document.
+    std::string_view text;
+    if (!in.CompactObject(text)) return ReadThroughDocument(in, v);
+    v = JobArgs::FromText(std::string(text));
+    return true;
   } else if constexpr (kIsOptional<T>) {
     if (in.Null()) {
       v.reset();

@@ -381,8 +381,12 @@ TEST(RecordText, IsReadAsTheDocumentReadsItOrLeftToIt) {
                                 "-9223372036854775809", "18446744073709551615", "2147483648", "\"x\"", "\"\"",
                                 "\"ACTIVE\"", "\"PAID\"", "\"\\u00e9\\ud83d\\ude00 \\n\"", "\"\\ud800\"", "\"\\udc00\"",
                                 "\"\xC3\"", "\"\x01\"", "\"\\x\"", "[]", "[\"a\"]", "[1]", "[null]", "{}",
-                                "{\"id\":\"x\"}", "{\"name\":\"n\",\"address\":\"a\"}", "[{}]", "[[]]", "{\"a\":[1,{\"b\":null}]}"};
-  constexpr std::string_view kAdded = "{}[]\",:0-9aetnul\\ \x80\xFF";
+                                "{\"id\":\"x\"}", "{\"name\":\"n\",\"address\":\"a\"}", "[{}]", "[[]]", "{\"a\":[1,{\"b\":null}]}",
+                                // objects as job arguments: in dump()'s form, and not
+                                "{\"a\":1,\"b\":\"x\",\"c\":true,\"d\":null}", "{\"b\":1,\"a\":2}", "{\"a\":1,\"a\":2}",
+                                "{\"a\":\"\\u00e9\"}", "{\"a\":\"\xC3\xA9\"}", "{\"a\":-0}", "{\"a\":1.5}", "{ \"a\":1}",
+                                "{\"\":1,\"a\":2}", "{\"a\":\"\x7F\"}"};
+  constexpr std::string_view kAdded{"{}[]\",:0-9aetnul\\ \x80\xFF\0", 21};
   std::mt19937 rng(20261127);
   size_t texts = 0, read = 0, left = 0;
   std::set<std::string> kinds_read_changed;  // kinds where some changed text was read
@@ -414,6 +418,11 @@ TEST(RecordText, IsReadAsTheDocumentReadsItOrLeftToIt) {
       expect_agreed(text.substr(0, text.size() - 1) + "," + json(key).dump() + ":" + v.dump() + "}", false);
     }
     expect_agreed(text.substr(0, text.size() - 1) + ",\"zzUnknown\":1}", false);
+    // nlohmann's lexer takes a NUL byte for the end of its input: a member's value followed by one
+    // must not parse alone where the whole text does not (found by the record fuzz harness).
+    for (const auto& [key, v] : obj.items())
+      for (const char* value : {"true", "1", "\"x\"", "{}", "[1]"})
+        expect_agreed(MembersText(obj, key, value + std::string("\0\0a", 3)), false);
     expect_agreed(text + "x", false);
     expect_agreed(text.substr(0, text.size() - 1), false);
     // Bytes damaged: changed, dropped, added.

@@ -3,6 +3,8 @@
 // a second emsim on the directory, a row that is not a record, are refused with a message naming
 // the file, the table and the id. The kill -9 and torn-file tests are scripts/crash-test.py.
 #include <gtest/gtest.h>
+
+#include <random>
 #include <sqlite3.h>
 #include <stdlib.h>
 
@@ -150,6 +152,93 @@ TEST(Persist, WritesReachTheFileAndReadBackTheSameWorld) {
   EXPECT_EQ(back.jobs.begin()->second.args.Parse()["n"], 2);
   EXPECT_EQ(back.events.size(), 1u);
   EXPECT_EQ(back.nextJobSeq, 3u);
+}
+
+// The writer's id -> rowid index keeps 64-bit hashes, not ids: every operation on ids of one hash
+// (here all of them) must still reach each id's own row, while running and after restarts.
+TEST(Persist, IdsOfOneHashStillReachTheirOwnRows) {
+  struct ForceOneHash {
+    ForceOneHash() { runtime::RowidIndex::hash_for_tests = [](std::string_view) { return std::uint64_t{42}; }; }
+    ~ForceOneHash() { runtime::RowidIndex::hash_for_tests = nullptr; }
+  };
+  TempDir dir;
+  auto named = [](State& s, const std::string& id, const std::string& name) {
+    if (auto* w = s.workspaces.Find(id)) {
+      w->name = name;
+      return;
+    }
+    model::Workspace w;
+    w.id = id;
+    w.accountId = "acc_1";
+    w.name = name;
+    s.workspaces.Insert(w);
+  };
+  json expected;
+  {
+    ForceOneHash one;
+    Running r(dir.path);
+    r.store.Write([&](State& s) {
+      for (int i = 0; i < 6; ++i) named(s, "ws_c" + std::to_string(i), "first");
+    });
+    r.store.Write([&](State& s) {
+      named(s, "ws_c3", "renamed");
+      named(s, "ws_c0", "renamed");
+      s.workspaces.Erase("ws_c1");
+      s.workspaces.Erase("ws_c4");
+    });
+    r.store.Write([&](State& s) { named(s, "ws_c4", "back"); });
+    r.store.AwaitDurable();
+    expected = r.store.Dump();
+  }
+  {
+    ForceOneHash one;
+    EXPECT_EQ(model::DumpState(Reopen(dir.path)), expected);
+  }
+  {
+    // Restarted with the ids colliding again, changed, then read with the real hash.
+    ForceOneHash one;
+    Clock clock(ClockMode::kManual, 0);  // before the persister, whose writer reads it to the end
+    Persister p(dir.path, Durability::kFull);
+    Recovered saved = p.Read();
+    Store store(p.Load(saved), SmallWorld());
+    p.Start(clock);
+    store.Persist(p, false);
+    store.Write([&](State& s) {
+      named(s, "ws_c5", "again");
+      s.workspaces.Erase("ws_c0");
+      named(s, "ws_c9", "new");
+    });
+    store.AwaitDurable();
+    expected = store.Dump();
+  }
+  EXPECT_EQ(model::DumpState(Reopen(dir.path)), expected);
+  EXPECT_EQ(SqlValue(dir.path + "/emsim.db", "select count(*) from workspaces where id like 'ws_c%'"), "5");  // c2 c3 c4 c5 c9
+}
+
+// RowidIndex against a plain map over random puts and erases, with its table growing and its
+// entries shifting back into holes.
+TEST(RowidIndex, AnswersAsAMapWouldThroughPutsAndErases) {
+  runtime::RowidIndex index;
+  std::unordered_map<std::string, std::int64_t> map;
+  std::mt19937 rng(7);
+  for (int i = 0; i < 200000; ++i) {
+    const std::string id = "id_" + std::to_string(rng() % 5000);
+    if (rng() % 3 == 0) {
+      index.Erase(id);
+      map.erase(id);
+    } else if (!map.count(id)) {
+      ASSERT_TRUE(index.Put(id, i));
+      map[id] = i;
+    }
+    if (i % 997 == 0) {
+      for (int k = 0; k < 5000; ++k) {
+        const std::string probe = "id_" + std::to_string(k);
+        const auto it = map.find(probe);
+        ASSERT_EQ(index.Find(probe), it == map.end() ? std::nullopt : std::optional<std::int64_t>(it->second)) << probe;
+      }
+      ASSERT_EQ(index.size(), map.size());
+    }
+  }
 }
 
 // Checkpoints run beside the writer, and past the limit the writer checkpoints itself: however
