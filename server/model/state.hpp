@@ -691,16 +691,14 @@ EMSIM_DECLARE_JSON(Fault)
 // reading it here never accepts what the document's parser would refuse.
 inline constexpr size_t kRecordTextReadLimit = 1024 * 1024;
 
-// One record's whole text (a data dir's row): `out` filled, or false as ReadRecordJson answers
-// (also for text over 1 MiB, which the document's limits judge: kStateJsonLimits).
+// One record's whole text (a data dir's row) read into `out`, which must be default-made (the
+// record is filled in place: a start reads millions); or false as ReadRecordJson answers (also for
+// text over 1 MiB, which the document's limits judge: kStateJsonLimits), `out` then partly filled.
 template <class T>
 bool ReadRecordText(std::string_view text, T& out) {
   if (text.size() > kRecordTextReadLimit) return false;
   core::JsonCursor in(text);
-  T v{};
-  if (!ReadRecordJson(in, v) || !in.AtEnd()) return false;
-  out = std::move(v);
-  return true;
+  return ReadRecordJson(in, out) && in.AtEnd();
 }
 
 }  // namespace emsim::model

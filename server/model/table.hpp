@@ -105,6 +105,15 @@ class Table {
   const std::deque<T>& rows() const { return rows_; }
   const T& back() const { return rows_.back(); }
 
+  // Many rows at once (a data dir's start reads them in place): each appended default-made and
+  // filled by the caller, with no index entry, until IndexLoaded() indexes them all (throwing
+  // std::invalid_argument on a duplicate id, as Assign does). Nothing may look rows up between.
+  T& AppendForLoad() {
+    all_touched_ = tracking_;
+    return rows_.emplace_back();
+  }
+  void IndexLoaded() { Reindex(); }
+
   void Assign(std::vector<T> rows) {
     all_touched_ = tracking_;
     rows_.assign(std::make_move_iterator(rows.begin()), std::make_move_iterator(rows.end()));

@@ -115,8 +115,9 @@ class RowidIndex {
 
 class Persister {
  public:
-  // PRAGMA user_version. 1: a table per kind, JSON bodies. 2: a checksum (`sum`) per row.
-  static constexpr int kFormatVersion = 2;
+  // PRAGMA user_version. 1: a table per kind, JSON bodies. 2: a checksum (`sum`) per row, FNV-1a.
+  // 3: the checksum a word at a time (persist.cpp, RowSum).
+  static constexpr int kFormatVersion = 3;
   static constexpr const char* kFileName = "emsim.db";
   static constexpr const char* kLockName = "emsim.lock";
 
@@ -192,8 +193,8 @@ class Persister {
   json ReadTable(sqlite3* db, size_t table, std::uint64_t first_pos);
   // The rows of a table straight into `s`'s list of it; false when one needs the document.
   bool ReadRecords(sqlite3* db, size_t table, std::uint64_t first_pos, model::State& s);
-  template <class T, class Add>
-  bool ReadRows(sqlite3* db, size_t table, std::uint64_t first_pos, Add&& add);
+  template <class T, class Slot, class Done>
+  bool ReadRows(sqlite3* db, size_t table, std::uint64_t first_pos, Slot&& slot, Done&& done);
   json RecordBody(const std::string& table, const std::string& id, sqlite3_stmt* st) const;
   void CheckKey(size_t table, std::string_view raw_id, const std::string* body_id, std::uint64_t pos) const;
   // The rowid of the row of `id` in a table keyed by id, found by reading the table (a hash collision).

@@ -454,5 +454,51 @@ TEST(Persist, ADataDirOfFormatOneIsMigratedAndReadsTheSameWorld) {
   EXPECT_EQ(Reopen(dir.path).accounts.Find("acc_alice")->walletCents, 24800);
 }
 
+// Format 2 (FNV-1a checksums) as emsim at 9dcd8a9 wrote it (data/persist-format-v2.sql says how):
+// migrated in place to the checksum of format 3, the same world read back.
+TEST(Persist, ADataDirOfFormatTwoIsMigratedAndReadsTheSameWorld) {
+  TempDir dir;
+  const std::string file = dir.path + "/emsim.db";
+  Sql(file, FileText(std::string(EMSIM_SOURCE_DIR) + "/server/tests/runtime/data/persist-format-v2.sql"));
+  ASSERT_EQ(SqlValue(file, "PRAGMA user_version"), "2");
+  const std::string v2_sum = SqlValue(file, "SELECT sum FROM mailboxes WHERE id='mbx_nw_01_01'");
+  {
+    Persister p(dir.path, Durability::kFull);
+    ASSERT_TRUE(p.HasData());
+    Recovered r = p.Read();
+    const State s = p.Load(r);
+    EXPECT_EQ(s.accounts.Find("acc_alice")->walletCents, 24800);
+    EXPECT_EQ(s.placementTests.size(), 1u);
+    EXPECT_EQ(s.webhookEndpoints.size(), 1u);
+    EXPECT_EQ(s.jobs.size(), 2u);
+    EXPECT_EQ(s.deliveries.size(), 2u);
+    EXPECT_EQ(s.events.size(), 2u);
+    EXPECT_EQ(s.walletMovements.size(), 1u);
+    EXPECT_EQ(s.mailboxes.size(), 114u);
+  }
+  EXPECT_EQ(SqlValue(file, "PRAGMA user_version"), "3");
+  EXPECT_NE(SqlValue(file, "SELECT sum FROM mailboxes WHERE id='mbx_nw_01_01'"), v2_sum);
+  EXPECT_EQ(SqlValue(file, "SELECT count(*) FROM mailboxes WHERE sum IS NULL"), "0");
+  EXPECT_EQ(Reopen(dir.path).accounts.Find("acc_alice")->walletCents, 24800);
+}
+
+// A row damaged under format 2 (its body no longer matches its sum) is still refused after the
+// migration: the new sum is not computed over the damage.
+TEST(Persist, ARowDamagedUnderFormatTwoStaysRefusedAfterTheMigration) {
+  TempDir dir;
+  const std::string file = dir.path + "/emsim.db";
+  Sql(file, FileText(std::string(EMSIM_SOURCE_DIR) + "/server/tests/runtime/data/persist-format-v2.sql"));
+  Sql(file, "UPDATE mailboxes SET sum=sum+1 WHERE id='mbx_nw_01_02'");  // the body's bits, as the sum sees them
+  Persister p(dir.path, Durability::kFull);
+  try {
+    p.Read();
+    FAIL() << "a damaged row was read";
+  } catch (const PersistError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("table mailboxes, id mbx_nw_01_02"), std::string::npos) << m;
+    EXPECT_NE(m.find("checksum"), std::string::npos) << m;
+  }
+}
+
 }  // namespace
 }  // namespace emsim::runtime
