@@ -73,10 +73,10 @@ std::optional<CatalogueEntry> PriceOf(const State& s, const std::string& name) {
   return std::nullopt;
 }
 
+// `name` is normalized (lower case): State::domainsByName, not a scan of every domain.
 bool IsTaken(const State& s, const std::string& name) {
-  for (const auto& d : s.domains)
-    if (ToLower(d.domain) == name) return true;
-  return false;
+  const auto it = s.domainsByName.find(name);
+  return it != s.domainsByName.end() && it->second > 0;
 }
 
 Result<std::vector<AvailableDomain>> CheckAvailability(const State& s, std::string_view raw, std::int64_t years) {

@@ -97,11 +97,9 @@ namespace {
 // Is `username` taken on the domain by a mailbox other than `except_id`? Case-insensitive.
 bool UsernameTaken(const State& s, const std::string& domain_id, const std::string& folded,
                    const std::string& except_id) {
-  for (const auto& id : IdsOf(s.mailboxesByDomain, domain_id)) {
-    const Mailbox* m = s.mailboxes.Find(id);
-    if (m && m->id != except_id && ToLower(m->username) == folded) return true;
-  }
-  return false;
+  const auto it = s.mailboxesByName.find(State::MailboxNameKey(domain_id, folded));
+  if (it == s.mailboxesByName.end()) return false;
+  return std::any_of(it->second.begin(), it->second.end(), [&](const std::string& id) { return id != except_id; });
 }
 
 // mailbox.updated (Part 6) with the fields that changed, when any did.
@@ -201,7 +199,8 @@ Status UpdateMailboxes(State& s, const Caller& caller, const std::vector<Mailbox
     std::pair<std::string, std::string> key{m->domainId, ToLower(u.username)};
     bool taken = std::find(claimed.begin(), claimed.end(), key) != claimed.end();
     // Taken by a mailbox this request does not rename away from it.
-    for (const auto& id : IdsOf(s.mailboxesByDomain, m->domainId)) {
+    const auto same_name = s.mailboxesByName.find(State::MailboxNameKey(m->domainId, key.second));
+    for (const auto& id : same_name == s.mailboxesByName.end() ? std::vector<std::string>() : same_name->second) {
       const Mailbox* other = read.mailboxes.Find(id);
       if (!other || other->id == m->id || ToLower(other->username) != key.second) continue;
       const auto renamed = std::find_if(in.begin(), in.end(), [&](const MailboxUpdate& x) { return x.mailboxId == other->id; });
@@ -218,7 +217,7 @@ Status UpdateMailboxes(State& s, const Caller& caller, const std::vector<Mailbox
     const json before = MailboxDetails(s, *m);
     m->firstName = u.firstName;
     m->lastName = u.lastName;
-    m->username = u.username;
+    s.RenameMailbox(*m, u.username);
     if (u.removeProfilePicture)
       m->profilePicture.reset();
     else if (u.profilePicture && !u.profilePicture->empty())

@@ -11,6 +11,7 @@
 
 #include "core/json_limits.hpp"
 #include "core/json_out.hpp"
+#include "core/text.hpp"
 #include "model/webhooks.hpp"
 
 namespace emsim::model {
@@ -398,12 +399,18 @@ void State::RebuildIndexes() {
   accountByApiKey.clear();
   for (const auto& a : accounts) accountByApiKey[a.apiKey] = a.id;
   domainsByWorkspace.clear();
-  for (const auto& d : domains) domainsByWorkspace[d.workspaceId].push_back(d.id);
+  domainsByName.clear();
+  for (const auto& d : domains) {
+    domainsByWorkspace[d.workspaceId].push_back(d.id);
+    ++domainsByName[ToLower(d.domain)];
+  }
   mailboxesByDomain.clear();
+  mailboxesByName.clear();
   mailboxesByWorkspace.clear();
   activeMailboxesByWorkspace.clear();
   for (const auto& m : mailboxes) {
     mailboxesByDomain[m.domainId].push_back(m.id);
+    mailboxesByName[MailboxNameKey(m.domainId, m.username)].push_back(m.id);
     mailboxesByWorkspace[m.workspaceId].push_back(m.id);
     if (m.status == MailboxStatus::kActive) ++activeMailboxesByWorkspace[m.workspaceId];
   }
@@ -427,7 +434,13 @@ Account& State::AddAccount(Account a) {
 Domain& State::AddDomain(Domain d) {
   Domain& added = domains.Insert(std::move(d));
   domainsByWorkspace[added.workspaceId].push_back(added.id);
+  ++domainsByName[ToLower(added.domain)];
   return added;
+}
+
+void State::UnindexDomainName(const std::string& name) {
+  const auto it = domainsByName.find(ToLower(name));
+  if (it != domainsByName.end() && --it->second <= 0) domainsByName.erase(it);
 }
 
 void State::RemoveDomain(const std::string& domain_id) {
@@ -435,6 +448,7 @@ void State::RemoveDomain(const std::string& domain_id) {
   if (!d) return;
   auto& ids = domainsByWorkspace[d->workspaceId];
   std::erase(ids, domain_id);
+  UnindexDomainName(d->domain);
   mailboxesByDomain.erase(domain_id);
   domains.Erase(domain_id);
 }
@@ -442,9 +456,27 @@ void State::RemoveDomain(const std::string& domain_id) {
 Mailbox& State::AddMailbox(Mailbox m) {
   Mailbox& added = mailboxes.Insert(std::move(m));
   mailboxesByDomain[added.domainId].push_back(added.id);
+  mailboxesByName[MailboxNameKey(added.domainId, added.username)].push_back(added.id);
   mailboxesByWorkspace[added.workspaceId].push_back(added.id);
   if (added.status == MailboxStatus::kActive) ++activeMailboxesByWorkspace[added.workspaceId];
   return added;
+}
+
+std::string State::MailboxNameKey(std::string_view domain_id, std::string_view username) {
+  std::string key(domain_id);
+  key += '\n';  // in no domain id
+  key += ToLower(username);
+  return key;
+}
+
+void State::RenameMailbox(Mailbox& m, std::string username) {
+  const std::string old_key = MailboxNameKey(m.domainId, m.username);
+  if (auto it = mailboxesByName.find(old_key); it != mailboxesByName.end()) {
+    std::erase(it->second, m.id);
+    if (it->second.empty()) mailboxesByName.erase(it);
+  }
+  m.username = std::move(username);
+  mailboxesByName[MailboxNameKey(m.domainId, m.username)].push_back(m.id);
 }
 
 void State::SetMailboxStatus(Mailbox& m, MailboxStatus status) {
@@ -505,7 +537,9 @@ std::string IndexProblems(const State& s) {
   if (s.accountByApiKey != fresh.accountByApiKey) out += "accountByApiKey; ";
   if (!same_lists(s.mailboxesByDomain, fresh.mailboxesByDomain)) out += "mailboxesByDomain; ";
   if (!same_lists(s.domainsByWorkspace, fresh.domainsByWorkspace)) out += "domainsByWorkspace; ";
+  if (!same_counts(s.domainsByName, fresh.domainsByName)) out += "domainsByName; ";
   if (!same_lists(s.mailboxesByWorkspace, fresh.mailboxesByWorkspace)) out += "mailboxesByWorkspace; ";
+  if (!same_lists(s.mailboxesByName, fresh.mailboxesByName)) out += "mailboxesByName; ";
   if (!same_counts(s.activeMailboxesByWorkspace, fresh.activeMailboxesByWorkspace)) out += "activeMailboxesByWorkspace; ";
   if (!same_lists(s.webhookEndpointsByPath, fresh.webhookEndpointsByPath)) out += "webhookEndpointsByPath; ";
   return out.empty() ? out : "stale indexes: " + out;

@@ -209,12 +209,16 @@ void RemoveAccountData(State& s, const std::string& account_id) {
   for (const auto& m : read.mailboxes)
     if (m.accountId == account_id) {
       s.mailboxesByDomain.erase(m.domainId);
+      s.mailboxesByName.erase(State::MailboxNameKey(m.domainId, m.username));
       s.mailboxesByWorkspace.erase(m.workspaceId);
       s.activeMailboxesByWorkspace.erase(m.workspaceId);
     }
   EraseOwned(s.mailboxes, account_id);
   for (const auto& d : read.domains)
-    if (d.accountId == account_id) s.domainsByWorkspace.erase(d.workspaceId);
+    if (d.accountId == account_id) {
+      s.domainsByWorkspace.erase(d.workspaceId);
+      s.UnindexDomainName(d.domain);
+    }
   EraseOwned(s.domains, account_id);
   EraseOwned(s.placementTests, account_id);
   EraseOwned(s.placementCarts, account_id);

@@ -125,6 +125,28 @@ TEST(DomainAvailability, TakenNamesOfAnyAccountAreLeftOut) {
   for (const auto& a : *t) EXPECT_NE(a.domainName, "taken.com");
 }
 
+// Whether a name is taken is an index (State::domainsByName), not a scan: it follows purchases,
+// removals and names spelt in another case, and a removed domain's name is for sale again.
+TEST(DomainAvailability, ANameIsTakenWhileADomainHasItInAnyCase) {
+  State s = DomainsWorld();
+  Domain d;
+  d.id = "d_mixed";
+  d.workspaceId = "ws_bob";
+  d.accountId = "acc_bob";
+  d.domain = "MixedCase.org";
+  s.AddDomain(d);
+  EXPECT_FALSE(BuyDomain(s, kAnn, "mixedcase.org", 1, true, kFixtureStartMs).ok());
+  auto bought = BuyDomain(s, kAnn, "fresh.com", 1, true, kFixtureStartMs);
+  ASSERT_TRUE(bought.ok());
+  EXPECT_FALSE(BuyDomain(s, kAnn, "FRESH.com", 1, true, kFixtureStartMs).ok());
+  s.RemoveDomain("d_mixed");
+  auto again = CheckAvailability(s, "mixedcase.org", 1);
+  ASSERT_TRUE(again.ok());
+  ASSERT_FALSE(again->empty());
+  EXPECT_EQ((*again)[0].domainName, "mixedcase.org");
+  EXPECT_EQ(IndexProblems(s), "");
+}
+
 TEST(DomainAvailability, PricesScaleWithYears) {
   const State s = DomainsWorld();
   auto r = CheckAvailability(s, "alpha.co", 3);

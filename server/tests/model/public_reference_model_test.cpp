@@ -281,6 +281,16 @@ TEST(PublicReferenceModel, UpdateChangesNamesAllOrNothingAndEmitsMailboxUpdated)
   EXPECT_EQ(s.events.size(), 2u);
   ASSERT_TRUE(UpdateMailboxes(s, kAcc, {{"mbx_ann", "Ann", "Lee", "bob", std::nullopt, true}}, kRefNow));
   EXPECT_EQ(s.mailboxes.Find("mbx_ann")->profilePicture, std::nullopt);
+  EXPECT_EQ(IndexProblems(s), "");
+  // Usernames are looked up in an index (State::mailboxesByName) that follows renames: "ann",
+  // now mbx_bob's, is taken in any case, and free again once mbx_bob is renamed.
+  const std::string dom = s.mailboxes.Find("mbx_bob")->domainId;
+  const std::string dom_name = s.domains.Find(dom)->domain;
+  EXPECT_FALSE(AssignMailboxes(s, kAcc, {{dom, {{"A", "B", "ANN", dom_name}}}}, kRefNow));
+  ASSERT_TRUE(UpdateMailboxes(s, kAcc, {{"mbx_bob", "F", "L", "zed", std::nullopt, false}}, kRefNow));
+  auto again = AssignMailboxes(s, kAcc, {{dom, {{"A", "B", "ANN", dom_name}}}}, kRefNow);
+  EXPECT_TRUE(again) << again.error().message;
+  EXPECT_EQ(IndexProblems(s), "");
 }
 
 TEST(PublicReferenceModel, ScheduledRemovalMarksAndUnmarksMailboxes) {
