@@ -378,6 +378,17 @@ void Persister::CreateTables() {
 // One step per format version, each in its own transaction with the version it reaches, so a
 // failed step leaves the file at the version before it.
 void Persister::Migrate(int from) {
+  // `sql` (begun with BEGIN IMMEDIATE) run to version `to`, committed with it, or rolled back.
+  auto step = [&](std::string sql, int to) {
+    sql += "PRAGMA user_version=" + std::to_string(to) + ";COMMIT;";
+    try {
+      Exec(sql.c_str());
+    } catch (...) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+    Log("info", "data file migrated", {{"file", path_}, {"from", to - 1}, {"to", to}});
+  };
   if (from < 2) {
     // 1 -> 2: a checksum column per table, filled for the rows there (they are trusted as they
     // stand: format 1 could not tell), and the trigger that clears it when a person edits a body;
@@ -395,14 +406,7 @@ void Persister::Migrate(int from) {
       add(t.name);
     }
     add("meta");
-    sql += "PRAGMA user_version=2;COMMIT;";
-    try {
-      Exec(sql.c_str());
-    } catch (...) {
-      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-      throw;
-    }
-    Log("info", "data file migrated", {{"file", path_}, {"from", 1}, {"to", 2}});
+    step(std::move(sql), 2);
   }
   if (from < 3) {
     // 2 -> 3: the faster checksum. A row whose body no longer matched its format-2 sum gets a sum
@@ -416,14 +420,7 @@ void Persister::Migrate(int from) {
     };
     for (const auto& t : kTables) resum(t.name);
     resum("meta");
-    sql += "PRAGMA user_version=3;COMMIT;";
-    try {
-      Exec(sql.c_str());
-    } catch (...) {
-      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-      throw;
-    }
-    Log("info", "data file migrated", {{"file", path_}, {"from", 2}, {"to", 3}});
+    step(std::move(sql), 3);
   }
 }
 
