@@ -106,7 +106,7 @@ std::int64_t RowSum(std::string_view body) {
     h = std::rotl((h ^ w) * kOdd, 29);
   }
   std::uint64_t w = 0;
-  std::memcpy(&w, p, left);
+  if (left) std::memcpy(&w, p, left);  // (an empty body's data() may be null)
   h = std::rotl((h ^ w) * kOdd, 29);
   h ^= h >> 33;  // the last words reach the low bits too
   h *= kOdd;
