@@ -75,8 +75,7 @@ std::optional<CatalogueEntry> PriceOf(const State& s, const std::string& name) {
 
 // `name` is normalized (lower case): State::domainsByName, not a scan of every domain.
 bool IsTaken(const State& s, const std::string& name) {
-  const auto it = s.domainsByName.find(name);
-  return it != s.domainsByName.end() && it->second > 0;
+  return s.domainsByName.contains(name);  // a count is erased when it reaches 0
 }
 
 Result<std::vector<AvailableDomain>> CheckAvailability(const State& s, std::string_view raw, std::int64_t years) {

@@ -97,9 +97,8 @@ namespace {
 // Is `username` taken on the domain by a mailbox other than `except_id`? Case-insensitive.
 bool UsernameTaken(const State& s, const std::string& domain_id, const std::string& folded,
                    const std::string& except_id) {
-  const auto it = s.mailboxesByName.find(State::MailboxNameKey(domain_id, folded));
-  if (it == s.mailboxesByName.end()) return false;
-  return std::any_of(it->second.begin(), it->second.end(), [&](const std::string& id) { return id != except_id; });
+  const auto& same_name = IdsOf(s.mailboxesByName, State::MailboxNameKey(domain_id, folded));
+  return std::any_of(same_name.begin(), same_name.end(), [&](const std::string& id) { return id != except_id; });
 }
 
 // mailbox.updated (Part 6) with the fields that changed, when any did.
@@ -199,8 +198,7 @@ Status UpdateMailboxes(State& s, const Caller& caller, const std::vector<Mailbox
     std::pair<std::string, std::string> key{m->domainId, ToLower(u.username)};
     bool taken = std::find(claimed.begin(), claimed.end(), key) != claimed.end();
     // Taken by a mailbox this request does not rename away from it.
-    const auto same_name = s.mailboxesByName.find(State::MailboxNameKey(m->domainId, key.second));
-    for (const auto& id : same_name == s.mailboxesByName.end() ? std::vector<std::string>() : same_name->second) {
+    for (const auto& id : IdsOf(s.mailboxesByName, State::MailboxNameKey(m->domainId, key.second))) {
       const Mailbox* other = read.mailboxes.Find(id);
       if (!other || other->id == m->id || ToLower(other->username) != key.second) continue;
       const auto renamed = std::find_if(in.begin(), in.end(), [&](const MailboxUpdate& x) { return x.mailboxId == other->id; });

@@ -470,10 +470,13 @@ bool Persister::HasData() {
 
 namespace {
 
-std::string ColumnText(sqlite3_stmt* st, int col) {
+// A text column's bytes, valid until the statement steps again ("" for NULL).
+std::string_view ColumnView(sqlite3_stmt* st, int col) {
   const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(st, col));
-  return t ? std::string(t, static_cast<size_t>(sqlite3_column_bytes(st, col))) : std::string();
+  return t ? std::string_view(t, static_cast<size_t>(sqlite3_column_bytes(st, col))) : std::string_view("");
 }
+
+std::string ColumnText(sqlite3_stmt* st, int col) { return std::string(ColumnView(st, col)); }
 
 }  // namespace
 
@@ -566,8 +569,7 @@ void Persister::Query(sqlite3* db, const std::string& sql, Row&& row) const {
 
 // Column 1 (the body) checked against the checksum of column `sum_col` when it has one.
 void Persister::CheckSum(const std::string& table, std::string_view id, sqlite3_stmt* st, int sum_col) const {
-  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(st, 1));
-  const std::string_view bytes(text ? text : "", static_cast<size_t>(sqlite3_column_bytes(st, 1)));
+  const std::string_view bytes = ColumnView(st, 1);
   if (sqlite3_column_type(st, sum_col) != SQLITE_NULL && sqlite3_column_int64(st, sum_col) != RowSum(bytes))
     throw PersistError(path_ + ": table " + table + ", id " + model::SafeText(id) +
                        ": the body does not match its checksum (column sum): the file is damaged; restore a backup, "
@@ -578,9 +580,7 @@ void Persister::CheckSum(const std::string& table, std::string_view id, sqlite3_
 // stored. A record's body (RecordBody) must be an object; a meta row's may be any value.
 json Persister::ParseBody(const std::string& table, const std::string& id, sqlite3_stmt* st, int sum_col) const {
   CheckSum(table, id, st, sum_col);
-  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(st, 1));
-  const std::string_view bytes(text ? text : "", static_cast<size_t>(sqlite3_column_bytes(st, 1)));
-  auto parsed = model::ParseJsonLimited(bytes, model::kStateJsonLimits, "body");
+  auto parsed = model::ParseJsonLimited(ColumnView(st, 1), model::kStateJsonLimits, "body");
   if (!parsed)
     throw PersistError(path_ + ": table " + table + ", id " + model::SafeText(id) + ": " + parsed.error().errors.front().msg);
   return std::move(*parsed);
@@ -612,8 +612,8 @@ std::string Persister::RowsSql(size_t table) const {
                                    : "SELECT pos, body, sum FROM " + q + " ORDER BY pos";
 }
 
-// The rows of kTables[table] in order, each checked, as documents; fills rowids_[table] (only
-// this call and ReadRows touch it).
+// The rows of kTables[table] in order, each checked, as documents; fills read_rowids_[table]
+// (only this call and ReadRows touch it).
 json Persister::ReadTable(sqlite3* db, size_t table, std::uint64_t first_pos) {
   const TableSpec& t = kTables[table];
   json rows = json::array();
@@ -646,12 +646,9 @@ bool Persister::ReadRows(sqlite3* db, size_t table, std::uint64_t first_pos, Slo
   std::uint64_t pos = first_pos;
   try {
     Query(db, RowsSql(table), [&](sqlite3_stmt* st) {
-      const auto* key_text = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
-      const std::string_view raw_id(key_text ? key_text : "", static_cast<size_t>(sqlite3_column_bytes(st, 0)));
+      const std::string_view raw_id = ColumnView(st, 0);
       T& record = slot();
-      const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(st, 1));
-      const std::string_view bytes(text ? text : "", static_cast<size_t>(sqlite3_column_bytes(st, 1)));
-      if (model::ReadRecordText(bytes, record)) {
+      if (model::ReadRecordText(ColumnView(st, 1), record)) {
         CheckSum(t.name, raw_id, st, 2);
       } else {
         const json body = RecordBody(t.name, std::string(raw_id), st);
