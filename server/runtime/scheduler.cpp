@@ -66,7 +66,8 @@ std::int64_t Scheduler::StartBatch(model::State& s, const std::string& clock, Mi
   if (w == s.waitingJobs.end() || w->second.empty() || w->second.begin()->first > limit) return 0;
   const Millis due = w->second.begin()->first;
   std::vector<model::JobKey> batch;
-  for (auto it = w->second.begin(); it != w->second.end() && it->first == due; ++it) batch.push_back(*it);
+  for (auto it = w->second.begin(); it != w->second.end() && it->first == due && batch.size() < kMaxJobsPerWrite; ++it)
+    batch.push_back(*it);
   const std::uint64_t generation = store_.generation();
   std::int64_t n = 0;
   // In scheduling order. A state job may schedule or remove others: each key is looked up again.
@@ -130,8 +131,9 @@ std::int64_t Scheduler::StartDueOwnClocks() {
     const Millis wall = Clock::WallNow();
     std::int64_t n = 0;
     // Each step starts at least one job of the front clock (it is due: its key <= wall), which
-    // moves the clock back in the queue to its next job.
-    while (!s.ownClockQueue.empty() && s.ownClockQueue.begin()->first <= wall) {
+    // moves the clock back in the queue to its next job. The caller calls again while some start.
+    while (n < static_cast<std::int64_t>(kMaxJobsPerWrite) && !s.ownClockQueue.empty() &&
+           s.ownClockQueue.begin()->first <= wall) {
       const std::string clock = s.ownClockQueue.begin()->second;
       const model::Tenant* t = model::OwnClockTenant(s, clock);
       const std::int64_t k = t ? StartBatch(s, clock, model::OwnClockNow(*t, wall), tasks) : 0;

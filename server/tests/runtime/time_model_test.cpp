@@ -4,6 +4,7 @@
 // endpoints with scripted failures, advances and resets, and checks Part 6's delivery rules on
 // what the receiver actually got - with several clocks at once (the instance's and two tenants'
 // own), each step on one of them, so the rule is checked for every clock.
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <random>
@@ -185,6 +186,43 @@ TEST(TimeModel, AResetKeepsARealClockWhereItIsAndTakesAManualClockBackToItsStart
     ASSERT_EQ(server.Post("/_sim/reset", json::object(), "").status, 200);
     EXPECT_EQ(server.svc().clock.Now(), start) << "a manual clock starts every test at the same time";
   }
+}
+
+TEST(TimeModel, JobsDueAtOneInstantRunInOrderInWritesOfBoundedSize) {
+  // A manual clock held still while placement tests are bought leaves every job due at one
+  // instant. They run in (dueMs, seq) order at that instant, and the events they emit are cut to
+  // the retention between writes: the state never holds more than one write's worth past it.
+  constexpr size_t kKeep = 10, kPerWrite = runtime::Scheduler::kMaxJobsPerWrite, kJobs = 3 * kPerWrite + 7;
+  runtime::Store store{model::State()};
+  store.SetLogRetention(kKeep);
+  runtime::Clock clock(runtime::ClockMode::kManual, 1000);
+  runtime::Scheduler scheduler(store, clock);
+  // Written by the runner only, under the write lock; read after the advance has answered.
+  std::vector<std::uint64_t> order;
+  size_t most_events = 0;
+  scheduler.Register("test.emit", [&](model::State& s, const model::Job& job, Millis at) {
+    EXPECT_EQ(at, 5000);
+    order.push_back(job.seq);
+    s.Emit("test.happened", "acc_1", {{"seq", job.seq}}, at);
+    most_events = std::max(most_events, s.events.size());
+  });
+  store.Write([&](model::State& s) {
+    for (size_t i = 0; i < kJobs; ++i) s.ScheduleOn("", 5000, "test.emit", model::JobArgs());
+  });
+  scheduler.Start();
+  const auto advanced = scheduler.AdvanceTo(6000);
+  scheduler.Stop();
+  EXPECT_EQ(advanced.jobsRun, static_cast<std::int64_t>(kJobs));
+  EXPECT_EQ(advanced.now, 6000);
+  ASSERT_EQ(order.size(), kJobs);
+  EXPECT_TRUE(std::is_sorted(order.begin(), order.end())) << "same instant: scheduling order";
+  EXPECT_GT(most_events, kPerWrite) << "a write runs kMaxJobsPerWrite jobs";
+  EXPECT_LE(most_events, kKeep + kPerWrite) << "retention must cut the log between writes";
+  store.Read([&](const model::State& s) {
+    EXPECT_TRUE(s.jobs.empty());
+    ASSERT_EQ(s.events.size(), kKeep);
+    EXPECT_EQ(json(s.events.back().data)["seq"], order.back());
+  });
 }
 
 TEST_P(BothClocks, AnAttemptInFlightIsNotSentAgainByAnAdvancePastItsRetryTime) {
