@@ -1,17 +1,46 @@
 // The state loader (model::LoadState) on any JSON document, as PUT /_sim/state and persistence
 // call it. LoadState refuses a bad document with an exception (the handler answers 400 for any
 // std::exception); a document it accepts must give a State with current indexes whose dump loads
-// again to the same dump (the dump/load round trip GET and PUT /_sim/state promise).
+// again to the same dump (the dump/load round trip GET and PUT /_sim/state promise), and whose
+// dump written as text (model::DumpStateText, GET /_sim/state) is the document's dump. The text
+// reader of `emsim serve --state` (model::LoadStateText) must load the world the document path
+// loads from the same text, or refuse it with the same message.
 #include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <string>
 
 #include "common.hpp"
+#include "core/json_limits.hpp"
 #include "model/state.hpp"
+
+namespace {
+
+// The world a state text loads to (its dump), or "error: " and why: by the text reader, or by
+// the document path (the state limits' parser, then LoadState).
+std::string ByText(const std::string& text) {
+  try {
+    return emsim::model::DumpState(emsim::model::LoadStateText(text).state).dump();
+  } catch (const std::exception& e) {
+    return std::string("error: ") + e.what();
+  }
+}
+std::string ByDocument(const std::string& text) {
+  auto doc = emsim::model::ParseJsonLimited(text, emsim::model::kStateJsonLimits, "state");
+  if (!doc) return "error: " + doc.error().errors.front().msg;
+  try {
+    return emsim::model::DumpState(emsim::model::LoadState(*doc)).dump();
+  } catch (const std::exception& e) {
+    return std::string("error: ") + e.what();
+  }
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace emsim;
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  if (ByText(text) != ByDocument(text)) fuzz::Finding("the text reader of --state and the document path disagree");
   const json doc = json::parse(reinterpret_cast<const char*>(data), reinterpret_cast<const char*>(data) + size, nullptr, false);
   if (doc.is_discarded()) return 0;
   model::State state;
@@ -30,5 +59,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::Finding(std::string("the dump of a loaded state does not load: ") + e.what());
   }
   if (model::DumpState(again) != first) fuzz::Finding("dump -> load -> dump differs from the first dump");
+  if (model::DumpStateText(state) != first.dump()) fuzz::Finding("the dump written as text differs from the document's");
   return 0;
 }

@@ -68,10 +68,10 @@ App::App(Options options) : options_(std::move(options)) {
   // --state: a dump is the world emsim boots with, and the one a reset returns to.
   if (!options_.stateFile.empty()) {
     try {
-      const json doc = ReadStateFile(options_.stateFile);
-      fixture.state = model::LoadState(doc);
+      model::LoadedStateText loaded = LoadStateFile(options_.stateFile, options_.maxStateBytes);
+      fixture.state = std::move(loaded.state);
       fixture.rebuild = {};
-      const json clock = doc.value("clock", json::object());
+      const json clock = loaded.rest.value("clock", json::object());
       const json epoch = clock.is_object() ? clock.value("epochMs", json()) : json();
       if (epoch.is_number_integer() && epoch.get<model::Millis>() >= 0 && epoch.get<model::Millis>() <= runtime::Clock::kLatest)
         fixture.clockStart = epoch.get<model::Millis>();

@@ -108,7 +108,8 @@ Security and limits:
   --max-body-bytes N      request bodies above this get 413, refused from Content-Length before
                           they are read (chunked: while read) (default 1048576)
   --max-state-bytes N     the same for the two routes that take a whole world: PUT /_sim/state
-                          and POST /_sim/scenarios/run (default 536870912)
+                          and POST /_sim/scenarios/run, and for the file of --state
+                          (default 536870912)
   --max-connections N     open connections served at once; one more gets 503 and is closed
                           (default 2048; each holds a thread while open)
   --idle-timeout-ms N     a keep-alive connection idle this long is closed (default 5000)

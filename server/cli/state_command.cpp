@@ -31,25 +31,58 @@ std::string Flag(const std::vector<std::string>& args, size_t& i) {
 
 }  // namespace
 
-json ReadStateFile(const std::string& path) {
-  std::string text;
+namespace {
+
+std::string ReadStateText(const std::string& path, std::uintmax_t max_bytes) {
   try {
-    text = fixture::ReadRegularFile(path, kMaxStateFileBytes);
+    return fixture::ReadRegularFile(path, max_bytes);
   } catch (const std::exception& e) {
     throw std::runtime_error("--state " + path + ": " + e.what());
   }
+}
+
+bool IsJsonText(const std::string& text) {
   const size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && text[first] == '{') {
-    auto doc = model::ParseJsonLimited(text, model::kStateJsonLimits, "state");
-    if (!doc) throw std::runtime_error("--state " + path + ": " + doc.error().errors.front().msg);
-    return std::move(*doc);
-  }
+  return first != std::string::npos && text[first] == '{';
+}
+
+json ParseYamlState(const std::string& path, const std::string& text) {
   try {
     const auto doc = fixture::yaml::Document::Parse(text);
     // The limits of a state document sent as JSON (PUT /_sim/state, the branch above).
     return fixture::yaml::ToJson(doc.Root(), {model::kStateJsonLimits.maxDepth, model::kStateJsonLimits.maxValues});
   } catch (const fixture::yaml::ParseError& e) {
     throw std::runtime_error("--state " + path + ":" + std::to_string(e.line + 1) + ": " + e.what());
+  } catch (const std::exception& e) {
+    throw std::runtime_error("--state " + path + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+json ReadStateFile(const std::string& path) {
+  const std::string text = ReadStateText(path, kMaxStateFileBytes);
+  if (IsJsonText(text)) {
+    auto doc = model::ParseJsonLimited(text, model::kStateJsonLimits, "state");
+    if (!doc) throw std::runtime_error("--state " + path + ": " + doc.error().errors.front().msg);
+    return std::move(*doc);
+  }
+  return ParseYamlState(path, text);
+}
+
+model::LoadedStateText LoadStateFile(const std::string& path, std::uintmax_t max_bytes) {
+  const std::string text = ReadStateText(path, max_bytes);
+  if (IsJsonText(text)) {
+    try {
+      return model::LoadStateText(text);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("--state " + path + ": " + e.what());
+    }
+  }
+  json doc = ParseYamlState(path, text);
+  try {
+    model::State s = model::LoadState(doc);
+    return {std::move(s), std::move(doc)};
   } catch (const std::exception& e) {
     throw std::runtime_error("--state " + path + ": " + e.what());
   }

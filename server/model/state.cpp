@@ -42,8 +42,8 @@ void AppendMember(std::string& out, const T& v) {
     out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
   } else if constexpr (std::is_enum_v<T> && requires { EnumNames(T{}); }) {
     core::AppendJsonString(out, core::NameOf(v));  // EMSIM_ENUM_JSON's to_json: the name
-  } else if constexpr (std::is_same_v<T, JobArgs>) {
-    out += v.text();  // already what dump() makes of them (JobArgs)
+  } else if constexpr (std::is_same_v<T, JsonText>) {
+    out += v.text();  // already what dump() makes of it
   } else if constexpr (std::is_same_v<T, json>) {
     core::AppendJson(out, v);
   } else if constexpr (kIsOptional<T>) {
@@ -148,12 +148,12 @@ bool ReadMember(core::JsonCursor& in, T& v) {
     if (!e) return false;
     v = *e;
     return true;
-  } else if constexpr (std::is_same_v<T, JobArgs>) {
-    // Arguments are kept as dump()'s text (JobArgs): text already in that form is taken as it
-    // stands (a purchase's job: two strings), anything else made so by the document.
+  } else if constexpr (std::is_same_v<T, JsonText>) {
+    // Kept as dump()'s text (JsonText): text already in that form is taken as it stands (a
+    // purchase's job: two strings), anything else made so by the document.
     std::string_view text;
     if (!in.CompactObject(text)) return ReadThroughDocument(in, v);
-    v = JobArgs::FromText(std::string(text));
+    v = JsonText::FromText(std::string(text));
     return true;
   } else if constexpr (kIsOptional<T>) {
     if (in.Null()) {
@@ -625,7 +625,7 @@ Event& State::Emit(std::string type, std::string account_id, json data, Millis n
   e.type = std::move(type);
   e.accountId = std::move(account_id);
   e.createdMs = now;
-  e.data = std::move(data);
+  e.data = JsonText(data);
   eventIndex[e.id] = trimmed.events + events.size();
   events.push_back(std::move(e));
   Event& emitted = events.back();
@@ -829,43 +829,191 @@ void CheckRanges(const State& s) {
 
 }  // namespace
 
-json DumpState(const State& s) {
+namespace {
+
+// The lists a world grows in (records, events, logs; the jobs are a map, handled beside them): a
+// dump writes them from their records (DumpStateText) and a state file's text is read into them
+// record by record (LoadStateText). None holds a secret (state_secrets.hpp), so the document's
+// edits never need them.
+template <class S, class F>
+void ForEachGrowingList(S& s, F&& f) {
+  f("domains", s.domains);
+  f("mailboxes", s.mailboxes);
+  f("emails", s.emails);
+  f("invoices", s.invoices);
+  f("placementCarts", s.placementCarts);
+  f("placementTests", s.placementTests);
+  f("events", s.events);
+  f("deliveries", s.deliveries);
+  f("notifications", s.notifications);
+  f("walletMovements", s.walletMovements);
+}
+constexpr const char* kJobsKey = "jobs";
+
+template <class List>
+json ListToJson(const List& list) {
+  if constexpr (requires { list.rows(); }) return TableToJson(list);
+  else return json(list);
+}
+
+using ListWriter = std::function<void(std::string&)>;
+
+// DumpState's document; with `text_lists`, each growing list that has entries is null in it and
+// its writer collected instead.
+json DumpStateParts(const State& s, std::map<std::string, ListWriter, std::less<>>* text_lists) {
   json j;
   j["ids"] = {{"seed", s.ids.seed()}, {"counter", s.ids.counter()}};
   j["timings"] = s.timings;
   j["accounts"] = TableToJson(s.accounts);
   j["workspaces"] = TableToJson(s.workspaces);
-  j["domains"] = TableToJson(s.domains);
-  j["mailboxes"] = TableToJson(s.mailboxes);
   j["subscriptions"] = TableToJson(s.subscriptions);
   j["dnsShield"] = TableToJson(s.dnsShield);
-  j["emails"] = TableToJson(s.emails);
-  j["invoices"] = TableToJson(s.invoices);
-  j["placementCarts"] = TableToJson(s.placementCarts);
-  j["placementTests"] = TableToJson(s.placementTests);
   j["exports"] = TableToJson(s.exports);
   j["thirdPartyAccounts"] = TableToJson(s.thirdPartyAccounts);
   j["tenants"] = TableToJson(s.tenants);
   j["catalogue"] = s.catalogue;
   j["plans"] = s.plans;
   j["checkouts"] = TableToJson(s.checkouts);
-  j["events"] = s.events;
-  json jobs = json::array();
-  for (const auto& [key, job] : s.jobs) jobs.push_back(job);
-  j["jobs"] = jobs;
+  ForEachGrowingList(s, [&](const char* key, const auto& list) {
+    // The wallet ledger only when it has entries: a dump from before it existed round-trips exactly.
+    if (list.empty() && std::string_view(key) == "walletMovements") return;
+    if (!text_lists || list.empty()) {
+      j[key] = ListToJson(list);
+      return;
+    }
+    j[key] = nullptr;
+    (*text_lists)[key] = [&list](std::string& out) {
+      out += '[';
+      bool first = true;
+      for (const auto& r : list) {
+        if (!first) out += ',';
+        first = false;
+        AppendRecordJson(out, r);
+      }
+      out += ']';
+    };
+  });
+  if (text_lists && !s.jobs.empty()) {
+    j[kJobsKey] = nullptr;
+    (*text_lists)[kJobsKey] = [&s](std::string& out) {
+      out += '[';
+      for (auto it = s.jobs.begin(); it != s.jobs.end(); ++it) {
+        if (it != s.jobs.begin()) out += ',';
+        AppendRecordJson(out, it->second);
+      }
+      out += ']';
+    };
+  } else {
+    json jobs = json::array();
+    for (const auto& [key, job] : s.jobs) jobs.push_back(job);
+    j[kJobsKey] = jobs;
+  }
   j["nextJobSeq"] = s.nextJobSeq;
   j["webhookEndpoints"] = TableToJson(s.webhookEndpoints);
-  j["deliveries"] = s.deliveries;
-  j["notifications"] = s.notifications;
   j["sinks"] = TableToJson(s.sinks);
   j["faults"] = s.faults;
   j["nextFaultSeq"] = s.nextFaultSeq;
   // Only once retention dropped something: a dump written before retention existed loads and dumps
   // back the same.
   if (s.trimmed != State::Trimmed{}) j["trimmed"] = s.trimmed;
-  // The same for the wallet ledger: a dump from before it existed round-trips exactly.
-  if (!s.walletMovements.empty()) j["walletMovements"] = s.walletMovements;
   return j;
+}
+
+// One growing list's array read record by record into `list` (emptied first); false where a
+// record is not read exactly as the document would read it (ReadRecordText).
+template <class List>
+bool ReadListText(core::JsonCursor& in, List& list) {
+  list = List();
+  if (!in.Consume('[')) return false;
+  if (in.Consume(']')) return true;
+  do {
+    std::string_view text;
+    if (!in.Skip(text, kStateJsonLimits.maxDepth)) return false;
+    if constexpr (requires { list.AppendForLoad(); }) {
+      if (!ReadRecordText(text, list.AppendForLoad())) return false;
+    } else {
+      if (!ReadRecordText(text, list.emplace_back())) return false;
+    }
+  } while (in.Consume(','));
+  if (!in.Consume(']')) return false;
+  if constexpr (requires { list.IndexLoaded(); }) list.IndexLoaded();  // throws on a repeated id
+  return true;
+}
+
+std::optional<LoadedStateText> TryLoadStateText(std::string_view text) {
+  core::JsonCursor in(text);
+  if (!in.Consume('{')) return std::nullopt;
+  State lists;
+  std::string rest = "{";  // the other members, for the document
+  std::set<std::string, std::less<>> seen;
+  if (!in.Consume('}')) {
+    do {
+      std::string_view key;
+      if (!in.Key(key) || !seen.emplace(key).second) return std::nullopt;  // a repeated key: the document's call
+      bool read = false, ok = true;
+      ForEachGrowingList(lists, [&](const char* name, auto& list) {
+        if (read || key != name) return;
+        read = true;
+        ok = ReadListText(in, list);
+      });
+      if (!read && key == kJobsKey) {
+        read = true;
+        std::deque<Job> jobs;
+        ok = ReadListText(in, jobs);
+        for (auto& job : jobs) lists.jobs.emplace(std::make_pair(job.dueMs, job.seq), std::move(job));  // as LoadState
+      }
+      if (!ok) return std::nullopt;
+      if (!read) {
+        std::string_view value;
+        if (!in.Skip(value, kStateJsonLimits.maxDepth)) return std::nullopt;
+        if (rest.size() > 1) rest += ',';
+        rest.append("\"").append(key).append("\":").append(value);
+      }
+    } while (in.Consume(','));
+    if (!in.Consume('}')) return std::nullopt;
+  }
+  if (!in.AtEnd()) return std::nullopt;
+  rest += '}';
+  auto doc = ParseJsonLimited(rest, kStateJsonLimits, "state");
+  if (!doc) return std::nullopt;
+  LoadedStateText out{LoadState(*doc, std::move(lists)), std::move(*doc), true};
+  return out;
+}
+
+}  // namespace
+
+json DumpState(const State& s) { return DumpStateParts(s, nullptr); }
+
+LoadedStateText LoadStateText(std::string_view text) {
+  try {
+    if (auto read = TryLoadStateText(text)) return std::move(*read);
+  } catch (const std::exception&) {
+    // LoadState (or a repeated id) refused what was read: the document says why, as it always has.
+  }
+  auto doc = ParseJsonLimited(text, kStateJsonLimits, "state");
+  if (!doc) throw std::invalid_argument(doc.error().errors.front().msg);
+  State s = LoadState(*doc);
+  return {std::move(s), std::move(*doc)};
+}
+
+std::string DumpStateText(const State& s, const std::function<void(json&)>& edit) {
+  std::map<std::string, ListWriter, std::less<>> text_lists;
+  json doc = DumpStateParts(s, &text_lists);
+  if (edit) edit(doc);
+  // dump()'s form: the members in key order (nlohmann's object is sorted), no space.
+  std::string out = "{";
+  bool first = true;
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    if (!first) out += ',';
+    first = false;
+    core::AppendJsonString(out, it.key());
+    out += ':';
+    auto w = text_lists.find(it.key());
+    if (w != text_lists.end() && it.value().is_null()) w->second(out);
+    else core::AppendJson(out, it.value());
+  }
+  out += '}';
+  return out;
 }
 
 State LoadState(const json& j, State lists) {

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <deque>
+#include <functional>
 #include <vector>
 
 #include "model/ids.hpp"
@@ -276,12 +277,47 @@ struct Tenant {
   bool OwnClock() const { return clock == "own"; }
 };
 
+// A JSON value kept as its compact text, the text nlohmann's dump() makes of it; a dump shows and a
+// load takes the value itself, and a data dir's row holds the text as it stands. For values the
+// state keeps but does not look inside until later: a job's arguments (read when it runs) and an
+// event's data (read when delivered or listed).
+//
+// Why text: a placement purchase schedules a job per cart, and under a manual clock jobs stay
+// until the clock moves. As a json object its two arguments were six allocations and ~320 bytes
+// of state per purchase, and building them ~1.2k instructions under the write lock; as text they
+// are one allocation of ~80 bytes. An event's data as a json object took ~4.1 KB per retained
+// event (placement_test.status_changed, 640 bytes of text), as text ~0.9 KB: with the default
+// retention of 100,000 events, ~400 MB against ~90 MB.
+class JsonText {
+ public:
+  JsonText() : text_("{}") {}
+  explicit JsonText(const json& value) : text_(value.dump()) {}
+  // `compact` must be what json::dump() makes of the value (the placement job writes its own).
+  static JsonText FromText(std::string compact) {
+    JsonText a;
+    a.text_ = std::move(compact);
+    return a;
+  }
+  json Parse() const { return json::parse(text_); }
+  // json::value on the parsed object; callers reading several should Parse() once.
+  std::string value(const char* key, const char* fallback) const { return Parse().value(key, fallback); }
+  std::int64_t value(const char* key, std::int64_t fallback) const { return Parse().value(key, fallback); }
+  const std::string& text() const { return text_; }
+  bool operator==(const JsonText& other) const = default;
+
+ private:
+  std::string text_;
+};
+inline void to_json(json& j, const JsonText& a) { j = a.Parse(); }
+inline void from_json(const json& j, JsonText& a) { a = JsonText(j); }
+using JobArgs = JsonText;
+
 // Part 6 envelope plus who owns it. `created` is Unix seconds of simulated time.
 struct Event {
   std::string id, type, accountId;
   Millis createdMs = 0;
   std::string apiVersion = "2026-07-01";
-  json data = json::object();
+  JsonText data;  // an object
 };
 
 // ---- Webhooks (Part 4.10, Part 6) ------------------------------------------------------------
@@ -394,36 +430,6 @@ struct Sink {
   Millis createdAt = 0;
   SinkProcessing processing;
 };
-
-// A job's arguments: a JSON value (an object, as emsim schedules them) kept as its compact text,
-// the text nlohmann's dump() makes of it. A dump shows and a load takes the value itself.
-//
-// Why text: a placement purchase schedules a job per cart, and under a manual clock jobs stay
-// until the clock moves. As a json object its two arguments were six allocations and ~320 bytes
-// of state per purchase, and building them ~1.2k instructions under the write lock; as text they
-// are one allocation of ~80 bytes. Jobs are read when they run, not when scheduled.
-class JobArgs {
- public:
-  JobArgs() : text_("{}") {}
-  explicit JobArgs(const json& value) : text_(value.dump()) {}
-  // `compact` must be what json::dump() makes of the value (the placement job writes its own).
-  static JobArgs FromText(std::string compact) {
-    JobArgs a;
-    a.text_ = std::move(compact);
-    return a;
-  }
-  json Parse() const { return json::parse(text_); }
-  // json::value on the parsed arguments; callers reading several should Parse() once.
-  std::string value(const char* key, const char* fallback) const { return Parse().value(key, fallback); }
-  std::int64_t value(const char* key, std::int64_t fallback) const { return Parse().value(key, fallback); }
-  const std::string& text() const { return text_; }
-  bool operator==(const JobArgs& other) const = default;
-
- private:
-  std::string text_;
-};
-inline void to_json(json& j, const JobArgs& a) { j = a.Parse(); }
-inline void from_json(const json& j, JobArgs& a) { a = JobArgs(j); }
 
 // Delayed work is data, so pending work survives a state dump/load and a reset clears it.
 // The scheduler (runtime/scheduler) runs jobs in (dueMs, seq) order, each at its due time.
@@ -646,6 +652,25 @@ std::string IndexProblems(const State& s);
 // Whole-state dump/load (GET|PUT /_sim/state). Load throws std::exception with a message that
 // names the part that is wrong; callers keep the old state when it does.
 json DumpState(const State& s);
+// The text DumpState(s).dump() is, after `edit` changed the document (masked secrets, added the
+// clock), without the document of the lists a world grows in (records, events, jobs, logs): they
+// are written from the records (AppendRecordJson). `edit` sees each of those lists, when it has
+// entries, as null, and must leave it so. A dump of a million placement purchases was a ~12 GB
+// document for ~2 GB of text.
+std::string DumpStateText(const State& s, const std::function<void(json&)>& edit = {});
+// A state document's text (JSON) loaded as LoadState(the parsed text) loads it, with the same
+// errors (std::invalid_argument: the limits of kStateJsonLimits, then LoadState's), but without
+// the document of the growing lists: their records are read straight from the text
+// (ReadRecordText). `rest` is the document of the other members (the clock, the secrets' tables).
+// Whatever that reading does not take exactly as the document would goes through the document.
+// The lists' items and values are then not counted against the document's limits: a state file
+// of millions of records loads within its --max-state-bytes.
+struct LoadedStateText {
+  State state;
+  json rest;
+  bool direct = false;  // the lists were read from the text, not through the document
+};
+LoadedStateText LoadStateText(std::string_view text);
 // `lists`: records already read by the caller (a data dir's rows, ReadRecordText), each table
 // or list left out of `j`; they are checked with the rest exactly as if `j` had held them.
 State LoadState(const json& j, State lists = State());

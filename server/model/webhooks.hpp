@@ -71,7 +71,9 @@ Result<const WebhookEndpoint*> UpdateEndpoint(State& s, const Caller& caller, co
 // Active endpoints of the event's account subscribed to its type, in creation order.
 std::vector<const WebhookEndpoint*> SubscribedEndpoints(const State& s, const Event& e);
 
-// Part 6 envelope: {id, type, created (Unix seconds), api_version, data}.
+// Part 6 envelope: {id, type, created (Unix seconds), api_version, data}; as text, what dump()
+// makes of it (the body of a delivery).
+std::string EventEnvelopeText(const Event& e);
 json EventEnvelope(const Event& e);
 
 // What one due "webhooks.deliver" job sends.

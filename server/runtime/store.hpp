@@ -216,6 +216,11 @@ class Store {
     const ReadTxn txn = BeginRead();
     return DumpState(txn.state());
   }
+  // Dump().dump() after `edit`, without the document of the large lists (model::DumpStateText).
+  std::string DumpText(const std::function<void(json&)>& edit) const {
+    const ReadTxn txn = BeginRead();
+    return DumpStateText(txn.state(), edit);
+  }
 
   // Replaces the whole state; throws (leaving the state as it was) when `j` is not a valid dump.
   void Load(const json& j) {

@@ -51,10 +51,15 @@ model::Result<bool> SecretsWanted(app::Ctx& ctx) {
 app::Reply SimGetState(app::Ctx& ctx) {
   auto secrets = SecretsWanted(ctx);
   if (!secrets) return secrets.error();
-  json dump = ctx.svc.store.Dump();
-  if (!*secrets) model::MaskSecrets(dump);
-  dump["clock"] = {{"mode", runtime::ToString(ctx.svc.clock.mode())}, {"epochMs", ctx.svc.clock.Now()}};
-  return app::Json(std::move(dump));
+  const bool mask = !*secrets;
+  json clock = {{"mode", runtime::ToString(ctx.svc.clock.mode())}, {"epochMs", ctx.svc.clock.Now()}};
+  // Written as text: the document of a large world would be ~6 times the text (model::DumpStateText).
+  http::Response answer = app::Json(nullptr);
+  answer.raw = ctx.svc.store.DumpText([&](json& dump) {
+    if (mask) model::MaskSecrets(dump);
+    dump["clock"] = std::move(clock);
+  });
+  return answer;
 }
 
 app::Reply SimPutState(app::Ctx& ctx) {

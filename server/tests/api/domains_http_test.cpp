@@ -179,12 +179,12 @@ TEST(DomainsBuy, AdvancingTheClockMovesTheDomainPendingConnectedActive) {
   ASSERT_EQ(events.size(), 4u);
   EXPECT_EQ(events[0].type, "domain.updated");
   EXPECT_EQ(events[1].type, "domain.connection_status_changed");
-  EXPECT_EQ(events[1].data["previousState"]["status"], "PENDING");
-  EXPECT_EQ(events[1].data["domainDetails"]["status"], "CONNECTED");
-  EXPECT_EQ(events[1].data["domainDetails"]["workspaceId"], "ws_northwind");
+  EXPECT_EQ(events[1].data.Parse()["previousState"]["status"], "PENDING");
+  EXPECT_EQ(events[1].data.Parse()["domainDetails"]["status"], "CONNECTED");
+  EXPECT_EQ(events[1].data.Parse()["domainDetails"]["workspaceId"], "ws_northwind");
   EXPECT_EQ(events[1].accountId, "acc_alice");
   EXPECT_EQ(events[1].createdMs, *model::ParseIso("2026-01-01T09:05:00.000Z"));
-  EXPECT_EQ(events[3].data["previousState"]["status"], "CONNECTED");
+  EXPECT_EQ(events[3].data.Parse()["previousState"]["status"], "CONNECTED");
   ExpectDomainEventsConform(server);
 }
 
@@ -368,7 +368,7 @@ TEST(DomainsAddDmarc, ChangeIsVisibleOnlyAfterTheClockAdvances) {
   auto events = Events(server);
   ASSERT_EQ(events.size(), 1u);  // a configuration change, not a status change
   EXPECT_EQ(events[0].type, "domain.updated");
-  EXPECT_EQ(events[0].data["previousState"],
+  EXPECT_EQ(events[0].data.Parse()["previousState"],
             (json{{"dmarcEmail", nullptr}, {"dmarcEmailAddedToReseller", false}, {"dmarcRecords", false}}));
   ExpectDomainEventsConform(server);
 }
@@ -441,8 +441,8 @@ TEST(SimDomainTransition, MovesTheDomainAndEmitsItsEvents) {
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0].id, r.body["eventIds"][0]);
   EXPECT_EQ(events[1].type, "domain.connection_status_changed");
-  EXPECT_EQ(events[1].data["previousState"], (json{{"status", "ACTIVE"}}));
-  EXPECT_EQ(events[1].data["domainDetails"]["assignedMailboxesCount"], 8);
+  EXPECT_EQ(events[1].data.Parse()["previousState"], (json{{"status", "ACTIVE"}}));
+  EXPECT_EQ(events[1].data.Parse()["domainDetails"]["assignedMailboxesCount"], 8);
 
   // The same status again changes nothing.
   auto same = server.Post("/_sim/domains/dom_nw_01/transition", {{"status", "CONNECTED"}}, "");

@@ -16,6 +16,7 @@
 #include "core/messages.hpp"
 #include "model/money.hpp"
 #include "model/paging.hpp"
+#include "model/state_secrets.hpp"
 #include "runtime/store.hpp"
 #include "core/text.hpp"
 #include "model/workspaces.hpp"
@@ -23,6 +24,7 @@
 #include "fixture/fixtures.hpp"
 #include "tests/support/record_read_check.hpp"
 #include "tests/support/test_server.hpp"
+#include "tests/support/webhook_receiver.hpp"
 
 namespace emsim {
 namespace {
@@ -355,6 +357,122 @@ TEST(RecordText, IsTheRecordsDumpByteForByte) {
   });
   EXPECT_EQ(seen.size(), 22u);
   EXPECT_GT(seen["mailboxes"], 10u);
+}
+
+// GET /_sim/state writes the lists a world grows in from their records: the text must be the
+// document's, byte for byte, with every kind of record, after the edits the control plane makes
+// (masked secrets, the clock), and for a world whose lists are empty.
+TEST(StateText, IsTheDocumentsDumpByteForByte) {
+  const model::State world = EveryKindOfRecord();
+  auto edit = [](json& doc) {
+    model::MaskSecrets(doc);
+    doc["clock"] = {{"mode", "manual"}, {"epochMs", 1767258000000}};
+  };
+  json expected = model::DumpState(world);
+  ASSERT_FALSE(expected["events"].empty());
+  ASSERT_FALSE(expected["jobs"].empty());
+  ASSERT_FALSE(expected["walletMovements"].empty());
+  EXPECT_EQ(model::DumpStateText(world), expected.dump());
+  edit(expected);
+  EXPECT_EQ(model::DumpStateText(world, edit), expected.dump());
+  EXPECT_EQ(expected["accounts"][0]["apiKey"], model::kMaskedSecret);
+  const model::State empty;
+  EXPECT_EQ(model::DumpStateText(empty), model::DumpState(empty).dump());
+}
+
+// `emsim serve --state FILE` reads the growing lists of a JSON state file straight into records
+// (model::LoadStateText). It loads the world a document load gives, and refuses what that refuses
+// with the same message.
+// A world a state load takes, with entries in every growing list: placement purchases (from
+// credits and from the wallet), events with deliveries that failed and retries pending, a wallet
+// top-up, a notification.
+model::State BusyWorld() {
+  using namespace testing;
+  Receiver receiver;
+  receiver.AlwaysAnswer(500);
+  TestServer server;
+  EXPECT_EQ(server.Put("/_sim/wallet", {{"balance", 500}}, kAliceKey).status, 200);
+  for (const char* type : {"MONTHLY", "ONE_TIME"})
+    EXPECT_EQ(server.Post("/v2/placement-tests/purchase", {{"placementType", type}, {"testName", "t\u00e9\"q"},
+                                                           {"mailboxIds", {"mbx_nw_01_01", "mbx_nw_01_02"}}})
+                  .status,
+              200);
+  CreateEndpoint(server, receiver.Url());
+  Trigger(server);
+  Trigger(server);
+  server.Advance("70s");
+  model::State s = server.svc().store.Read([](const model::State& s) { return s; });
+  s.Notify("acc_alice", "subject", "message", {{"k", {1, "two"}}}, s.events.back().createdMs);
+  return s;
+}
+
+TEST(StateText, LoadsTheWorldTheDocumentLoadsWithItsErrors) {
+  const model::State world = BusyWorld();
+  for (const char* list : {"events", "deliveries", "jobs", "invoices", "placementCarts", "placementTests",
+                           "walletMovements", "notifications", "emails", "mailboxes", "domains"})
+    EXPECT_FALSE(model::DumpState(world).value(list, json()).empty()) << list;
+  const std::string text = model::DumpStateText(world, [](json& doc) { doc["clock"] = {{"epochMs", 7}}; });
+  model::LoadedStateText loaded = model::LoadStateText(text);
+  EXPECT_TRUE(loaded.direct);
+  EXPECT_EQ(model::DumpState(loaded.state), model::DumpState(world));
+  EXPECT_EQ(loaded.rest["clock"]["epochMs"], 7);
+  EXPECT_FALSE(loaded.rest.contains("mailboxes"));
+  EXPECT_EQ(model::IndexProblems(loaded.state), "");
+  EXPECT_TRUE(model::LoadStateText(" {\n} ").direct);
+
+  // What the document path answers for a text: the world's dump, or the error.
+  auto by_document = [](const std::string& t) -> std::string {
+    auto doc = model::ParseJsonLimited(t, model::kStateJsonLimits, "state");
+    if (!doc) return "error: " + doc.error().errors.front().msg;
+    try {
+      return model::DumpState(model::LoadState(*doc)).dump();
+    } catch (const std::exception& e) {
+      return std::string("error: ") + e.what();
+    }
+  };
+  auto by_text = [](const std::string& t) -> std::string {
+    try {
+      return model::DumpState(model::LoadStateText(t).state).dump();
+    } catch (const std::exception& e) {
+      return std::string("error: ") + e.what();
+    }
+  };
+  const json doc = json::parse(text);
+  const std::string mailbox = doc["mailboxes"][0].dump();
+  auto with = [&](std::string from, const std::string& to) {
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return text.substr(0, at) + to + text.substr(at + from.size());
+  };
+  auto with_domain_id = [](std::string m) { return m.replace(m.find("\"domainId\":\"") + 12, 0, "nowhere"); };
+  const std::vector<std::string> refused = {
+      with(mailbox, mailbox + "," + mailbox),                                      // a repeated id
+      with(mailbox, with_domain_id(mailbox)),                                      // a dangling reference
+      with("\"mailboxes\":[", "\"mailboxes\":[1,"),                                  // not a record
+      with("\"plans\":", "\"nonsense\":1,\"plans\":"),                               // an unknown key
+      text.substr(0, text.size() / 2),                                             // cut short
+      text + "x",                                                                  // trailing bytes
+      with("\"mailboxes\":[", "\"mailboxes\":[ " + mailbox.substr(0, 20) + std::string(1, '\0') + mailbox.substr(20) + ","),
+      "[]", "", "{\"events\":{}}",
+  };
+  for (size_t i = 0; i < refused.size(); ++i) {
+    const std::string want = by_document(refused[i]);
+    EXPECT_EQ(by_text(refused[i]), want) << "refused text " << i;
+    EXPECT_EQ(want.rfind("error: ", 0), 0u) << "refused text " << i << " is taken";
+  }
+  // Texts the document takes, though not in a dump's form: read to the same world.
+  const std::vector<std::string> taken = {
+      with(mailbox, mailbox.substr(0, mailbox.size() - 1) + ",\"extra\":1}"),      // an unknown member
+      with("\"mailboxes\":", "\"mailboxes\":null,\"mailboxes\":"),                   // a repeated key: the last
+      with("\"mailboxes\":", "\"m\\u0061ilboxes\":"),                                 // an escaped key
+      with("\"mailboxes\":[", "\"mailboxes\":[\n  "),                                 // spaces
+      "{\"jobs\":[{\"seq\":1}]}", "{\"events\":[],\"mailboxes\":[]}", "{ \"ids\" : {\"seed\":1,\"counter\":2} }",
+  };
+  for (size_t i = 0; i < taken.size(); ++i) {
+    const std::string want = by_document(taken[i]);
+    EXPECT_EQ(by_text(taken[i]), want) << "taken text " << i;
+    EXPECT_NE(want.rfind("error: ", 0), 0u) << "taken text " << i << ": " << want;
+  }
 }
 
 // A record's text with member `replaced` (when it is one of them) written as `value`, the members

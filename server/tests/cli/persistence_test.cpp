@@ -220,6 +220,30 @@ TEST(StateFile, ABadDocumentStopsTheStartNamingTheFile) {
   }
 }
 
+TEST(StateFile, IsReadWithinMaxStateBytes) {
+  TempDir dir;
+  std::string text;
+  {
+    TestServer s;
+    ASSERT_EQ(s.Post("/v2/placement-tests/purchase", kPurchase).status, 200);
+    text = s.Get("/_sim/state?secrets=true", "").raw;
+  }
+  Write(dir.path + "/world.json", text);
+  app::Options o;
+  o.stateFile = dir.path + "/world.json";
+  o.maxStateBytes = text.size() - 1;
+  try {
+    cli::App app(o);
+    FAIL() << "started from a file over --max-state-bytes";
+  } catch (const cli::StartupError& e) {
+    EXPECT_NE(std::string(e.what()).find(dir.path + "/world.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(std::to_string(text.size() - 1)), std::string::npos) << e.what();
+  }
+  o.maxStateBytes = text.size();
+  TestServer s(o);
+  EXPECT_EQ(s.Get("/_sim/state?secrets=true", "").raw, text);
+}
+
 TEST(StateCommand, DumpFromOneEmsimLoadsIntoAnother) {
   TempDir dir;
   TestServer from, to;

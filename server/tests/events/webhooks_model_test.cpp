@@ -69,6 +69,22 @@ TEST(WebhooksModel, EmitSchedulesOneDeliveryPerActiveSubscribedEndpointOfTheAcco
   EXPECT_EQ(EventEnvelope(e)["api_version"], "2026-07-01");
 }
 
+TEST(WebhooksModel, TheDeliveredBodyIsTheEnvelopeAsJsonWouldWriteIt) {
+  // The event's data is kept as text (JsonText) and the body written around it: it must be what
+  // the envelope built as a JSON object dumps to, escapes and times before 1970 included.
+  State s = TwoAccounts();
+  const json data = {{"name", "qu\"ote \u00e9\n"}, {"nested", {{"b", {1, 2.5, nullptr}}, {"a", true}}}};
+  Event& e = s.Emit("domain.updated\t", "acc_a", data, kT0 + 999);
+  e.apiVersion = "v\\1";
+  const json expected = {{"id", e.id}, {"type", "domain.updated\t"}, {"created", kT0 / 1000},
+                         {"api_version", "v\\1"}, {"data", data}};
+  EXPECT_EQ(EventEnvelopeText(e), expected.dump());
+  EXPECT_EQ(EventEnvelope(e), expected);
+  e.createdMs = -1500;  // floor: -2 seconds
+  EXPECT_EQ(EventEnvelope(e)["created"], -2);
+  EXPECT_EQ(e.data.Parse(), data);
+}
+
 TEST(WebhooksModel, FailuresFollowThePart6RetryTableForEightAttempts) {
   State s = TwoAccounts();
   Endpoint(s, "acc_a", {"domain.updated"});

@@ -281,9 +281,9 @@ TEST(DomainLifecycle, ConnectThenActivateWithDnsAndEvents) {
   ASSERT_EQ(s.events.size(), 2u);
   EXPECT_EQ(s.events[0].type, "domain.updated");
   EXPECT_EQ(s.events[1].type, "domain.connection_status_changed");
-  EXPECT_EQ(s.events[0].data["previousState"],
+  EXPECT_EQ(s.events[0].data.Parse()["previousState"],
             (json{{"status", "PENDING"}, {"mxRecords", false}, {"spfRecord", false}}));
-  EXPECT_EQ(s.events[0].data["domainDetails"]["status"], "CONNECTED");
+  EXPECT_EQ(s.events[0].data.Parse()["domainDetails"]["status"], "CONNECTED");
   // The activation job was scheduled by the connect job (which is still queued here: this test
   // calls the runners directly instead of through the scheduler).
   std::vector<Job> activations;
@@ -298,7 +298,7 @@ TEST(DomainLifecycle, ConnectThenActivateWithDnsAndEvents) {
   // Leaving CONNECTED is a connection-status change too.
   ASSERT_EQ(s.events.size(), 4u);
   EXPECT_EQ(s.events[3].type, "domain.connection_status_changed");
-  EXPECT_EQ(s.events[3].data["previousState"], (json{{"status", "CONNECTED"}, {"dkimRecords", false}}));
+  EXPECT_EQ(s.events[3].data.Parse()["previousState"], (json{{"status", "CONNECTED"}, {"dkimRecords", false}}));
 }
 
 TEST(DomainLifecycle, JobsLeaveADomainMovedByHandAlone) {
@@ -321,7 +321,7 @@ TEST(DomainTransition, StatusChangeEmitsBothEventsOnlyAroundPendingOrConnected) 
   ASSERT_TRUE(to_connected.ok());
   EXPECT_EQ(to_connected->previousStatus, DomainStatus::kActive);
   ASSERT_EQ(to_connected->eventIds.size(), 2u);
-  EXPECT_EQ(s.events[1].data["previousState"], (json{{"status", "ACTIVE"}}));
+  EXPECT_EQ(s.events[1].data.Parse()["previousState"], (json{{"status", "ACTIVE"}}));
   EXPECT_EQ(s.domains.Find("d_alpha")->updatedAt, kFixtureStartMs);
   // The same status again: nothing changes, nothing is emitted.
   auto same = TransitionDomain(s, "d_alpha", "CONNECTED", kFixtureStartMs + kSecond);
@@ -337,7 +337,7 @@ TEST(DomainTransition, EventsBelongToTheDomainsAccount) {
   ASSERT_TRUE(TransitionDomain(s, "d_taken", "PENDING", kFixtureStartMs).ok());
   ASSERT_EQ(s.events.size(), 2u);
   EXPECT_EQ(s.events[0].accountId, "acc_bob");
-  EXPECT_EQ(s.events[0].data["domainDetails"]["userId"], "usr_bob");
+  EXPECT_EQ(s.events[0].data.Parse()["domainDetails"]["userId"], "usr_bob");
 }
 
 // ---- dns-check selection ----------------------------------------------------------------------
@@ -374,7 +374,7 @@ TEST(DomainSettings, SelectsTheUnionOfIdsAndKeywordAndChangesNothingUntilTheJob)
   EXPECT_TRUE(d->dmarcEmailAddedToReseller);
   EXPECT_TRUE(d->dns.dmarc);
   ASSERT_EQ(s.events.size(), 2u);  // one domain.updated per domain; no status change
-  EXPECT_EQ(s.events[0].data["previousState"],
+  EXPECT_EQ(s.events[0].data.Parse()["previousState"],
             (json{{"dmarcEmail", nullptr}, {"dmarcEmailAddedToReseller", false}, {"dmarcRecords", false}}));
   // Applying the same again changes nothing and emits nothing.
   ApplyDomainSetting(s, DomainSetting::kDmarc, job.args.Parse(), job.dueMs + kSecond);

@@ -195,8 +195,8 @@ TEST(StartExport, RecordsStartedExportSchedulesTheJobAndEmitsStarted) {
   ASSERT_EQ(s.events.size(), 1u);
   EXPECT_EQ(s.events[0].type, "export.started");
   EXPECT_EQ(s.events[0].accountId, "acc_a");
-  EXPECT_EQ(s.events[0].data["exportDetails"]["id"], *id);
-  EXPECT_EQ(s.events[0].data["exportDetails"]["mailboxCount"], 4);
+  EXPECT_EQ(s.events[0].data.Parse()["exportDetails"]["id"], *id);
+  EXPECT_EQ(s.events[0].data.Parse()["exportDetails"]["mailboxCount"], 4);
 }
 
 TEST(RunExport, ManualWritesTheCsvAndCompletes) {
@@ -212,7 +212,7 @@ TEST(RunExport, ManualWritesTheCsvAndCompletes) {
   EXPECT_EQ(*x->csv, "email,firstName,lastName,status,domain\r\njane@a.com,Jane,Doe,ACTIVE,a.com\r\n");
   ASSERT_EQ(s.events.size(), 2u);
   EXPECT_EQ(s.events[1].type, "export.completed");
-  EXPECT_EQ(s.events[1].data["previousState"]["status"], "STARTED");
+  EXPECT_EQ(s.events[1].data.Parse()["previousState"]["status"], "STARTED");
   // Running again (a duplicated job) changes nothing.
   RunExport(s, *id, kFixtureStartMs + 3 * kMinute);
   EXPECT_EQ(s.exports.Find(*id)->completedAt, kFixtureStartMs + 2 * kMinute);
@@ -284,11 +284,11 @@ TEST(ThirdPartyAccount, ReconnectedFiresOnceForTheLatestExportThatFailedForThatA
   ASSERT_EQ(s.events.size(), before + 1);
   const Event& e = s.events.back();
   EXPECT_EQ(e.type, "export.reconnected");
-  EXPECT_EQ(e.data["exportDetails"]["id"], *id);
-  EXPECT_EQ(e.data["exportDetails"]["status"], "FAILED");
-  EXPECT_EQ(e.data["thirdPartyAccountDetails"]["app"], "LEMLIST");
-  EXPECT_FALSE(e.data["thirdPartyAccountDetails"].contains("passwordFingerprint"));
-  EXPECT_EQ(e.data["previousState"], json({{"reconnectedAt", nullptr}}));
+  EXPECT_EQ(e.data.Parse()["exportDetails"]["id"], *id);
+  EXPECT_EQ(e.data.Parse()["exportDetails"]["status"], "FAILED");
+  EXPECT_EQ(e.data.Parse()["thirdPartyAccountDetails"]["app"], "LEMLIST");
+  EXPECT_FALSE(e.data.Parse()["thirdPartyAccountDetails"].contains("passwordFingerprint"));
+  EXPECT_EQ(e.data.Parse()["previousState"], json({{"reconnectedAt", nullptr}}));
   EXPECT_EQ(s.exports.Find(*id)->reconnectedAt, kFixtureStartMs + 3 * kMinute);
 
   ASSERT_TRUE(UpdateThirdPartyAccount(s, kA, {"LEMLIST", "x@example.com", "sha256:04"}, kFixtureStartMs + 4 * kMinute).ok());

@@ -25,16 +25,16 @@ TEST(LogRetention, KeepsTheNewestEntriesAndTheEventIndexFollows) {
   const std::string oldest = s.events.front().id, newest = s.events.back().id;
   s.TrimLogs(2);
   ASSERT_EQ(s.events.size(), 2u);
-  EXPECT_EQ(s.events.front().data["n"], 3);
+  EXPECT_EQ(s.events.front().data.Parse()["n"], 3);
   EXPECT_EQ(s.trimmed.events, 3u);
   EXPECT_EQ(s.FindEvent(oldest), nullptr);
   ASSERT_NE(s.FindEvent(newest), nullptr);
-  EXPECT_EQ(s.FindEvent(newest)->data["n"], 4);
+  EXPECT_EQ(s.FindEvent(newest)->data.Parse()["n"], 4);
   EXPECT_EQ(IndexProblems(s), "");
   EXPECT_EQ(s.notifications.size(), 2u);
   EXPECT_EQ(s.Notify("acc_1", "s", "m", json::object(), 1000).id, "ntf_4");  // never a reused id
   s.Emit("domain.updated", "acc_1", json{{"n", 5}}, 2000);
-  EXPECT_EQ(s.FindEvent(s.events.back().id)->data["n"], 5);
+  EXPECT_EQ(s.FindEvent(s.events.back().id)->data.Parse()["n"], 5);
   EXPECT_EQ(IndexProblems(s), "");
 }
 

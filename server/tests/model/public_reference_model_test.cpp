@@ -251,7 +251,7 @@ TEST(PublicReferenceModel, AssignCreatesInProgressMailboxesThatAJobActivatesAllO
   EXPECT_EQ(IndexProblems(s), "");
   ASSERT_EQ(s.events.size(), 2u);
   EXPECT_EQ(s.events.back().type, "mailbox.updated");
-  EXPECT_EQ(s.events.back().data["previousState"], json({{"status", "IN_PROGRESS"}}));
+  EXPECT_EQ(s.events.back().data.Parse()["previousState"], json({{"status", "IN_PROGRESS"}}));
 }
 
 TEST(PublicReferenceModel, UpdateChangesNamesAllOrNothingAndEmitsMailboxUpdated) {
@@ -274,8 +274,8 @@ TEST(PublicReferenceModel, UpdateChangesNamesAllOrNothingAndEmitsMailboxUpdated)
   EXPECT_EQ(s.mailboxes.Find("mbx_ann")->profilePicture, "https://x/p.png");
   EXPECT_EQ(s.mailboxes.Find("mbx_bob")->username, "ann");
   ASSERT_EQ(s.events.size(), 2u);
-  EXPECT_EQ(s.events[0].data["previousState"]["username"], "ann");
-  EXPECT_EQ(s.events[0].data["previousState"]["firstName"], "F");
+  EXPECT_EQ(s.events[0].data.Parse()["previousState"]["username"], "ann");
+  EXPECT_EQ(s.events[0].data.Parse()["previousState"]["firstName"], "F");
   // No change, no event; removeProfilePicture clears it.
   ASSERT_TRUE(UpdateMailboxes(s, kAcc, {{"mbx_bob", "F", "L", "ann", std::nullopt, false}}, kRefNow));
   EXPECT_EQ(s.events.size(), 2u);
@@ -299,7 +299,7 @@ TEST(PublicReferenceModel, ScheduledRemovalMarksAndUnmarksMailboxes) {
   EXPECT_FALSE(s.mailboxes.Find("mbx_ann")->removeOnNextRenewal);
   EXPECT_EQ(*ScheduleMailboxRemoval(s, kAcc, {"mbx_ann"}, true, kRefNow), 1);
   EXPECT_TRUE(s.mailboxes.Find("mbx_ann")->removeOnNextRenewal);
-  EXPECT_EQ(s.events.back().data["previousState"], json({{"removeOnNextRenewal", false}}));
+  EXPECT_EQ(s.events.back().data.Parse()["previousState"], json({{"removeOnNextRenewal", false}}));
   EXPECT_EQ(*ScheduleMailboxRemoval(s, kAcc, {}, true, kRefNow), 1);  // empty: every ACTIVE one; ann already was
   EXPECT_TRUE(s.mailboxes.Find("mbx_bob")->removeOnNextRenewal);
   EXPECT_EQ(*ScheduleMailboxRemoval(s, kAcc, {"mbx_ann", "mbx_ann"}, false, kRefNow), 1);
