@@ -127,8 +127,9 @@ bool IsMethodToken(std::string_view m) {
 
 bool IsControlPath(const std::string& path) { return path == "/_sim" || path.rfind("/_sim/", 0) == 0; }
 
-// The state document of PUT /_sim/state nests request values a level or two deeper than the
-// requests that carried them (core/json_limits.hpp), so it gets the state limits.
+// The state document of PUT /_sim/state: read by its handler from the text, with the state limits
+// (it nests request values a level or two deeper than the requests that carried them:
+// core/json_limits.hpp).
 constexpr std::string_view kStateLoadOperation = "sim.state.put";
 
 // ---- control plane access ---------------------------------------------------------------------
@@ -204,14 +205,26 @@ std::optional<model::Error> Router::CheckRequest(const Route& route, Request& re
       return model::Error{model::ErrorCode::kUnsupportedMediaType,
                           std::string(model::msg::kUnsupportedMediaType) + " (got '" + model::SafeText(req.Header("content-type")) + "')", {}};
     }
-    // Limits before work: depth, string and array sizes and number range are refused while
-    // parsing, so nothing below (schema, handler, journal redaction) walks an unbounded value.
-    const model::JsonLimits& limits =
-        route.operationId == kStateLoadOperation ? model::kStateJsonLimits : model::kRequestJsonLimits;
-    auto parsed = model::ParseJsonLimited(req.rawBody, limits, "body");
-    if (!parsed) return parsed.error();
-    req.body = std::move(*parsed);
-    req.hasBody = true;
+    if (route.operationId == kStateLoadOperation) {
+      // A whole world: its growing lists are read straight into records (their document would be
+      // ~6 times the text), the rest parsed with the state limits and this parser's errors
+      // (model::SplitStateText). Text read that way is an object, all the schema asks.
+      auto parts = model::SplitStateText(req.rawBody, "body");
+      if (!parts) return parts.error();
+      req.hasBody = true;
+      if (parts->direct) {
+        req.stateText = std::move(*parts);
+        return std::nullopt;
+      }
+      req.body = std::move(parts->rest);
+    } else {
+      // Limits before work: depth, string and array sizes and number range are refused while
+      // parsing, so nothing below (schema, handler, journal redaction) walks an unbounded value.
+      auto parsed = model::ParseJsonLimited(req.rawBody, model::kRequestJsonLimits, "body");
+      if (!parsed) return parsed.error();
+      req.body = std::move(*parsed);
+      req.hasBody = true;
+    }
   }
 
   // ---- schema validation (Part 7) ----------------------------------------------------------------

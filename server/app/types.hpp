@@ -36,6 +36,9 @@ struct Request {
   json query = json::object();                // query string, values as strings
   json body;                                  // parsed JSON body; null when there was none
   bool hasBody = false;
+  // PUT /_sim/state's body read straight into records (model::SplitStateText) instead of `body`:
+  // its document would be ~6 times the text. Mutable: the handler moves the records out.
+  mutable std::optional<model::StateText> stateText;
   std::string rawBody;
   Headers headers;                    // names lower-cased
   std::optional<model::Fault> fault;  // the /_sim/faults fault this request met, if any

@@ -19,6 +19,7 @@
 
 #include "model/ids.hpp"
 #include "core/enum_names.hpp"
+#include "core/error.hpp"
 #include "core/json.hpp"
 #include "core/json_read.hpp"
 #include "model/money.hpp"
@@ -659,12 +660,24 @@ json DumpState(const State& s);
 // document for ~2 GB of text.
 std::string DumpStateText(const State& s, const std::function<void(json&)>& edit = {});
 // A state document's text (JSON) loaded as LoadState(the parsed text) loads it, with the same
-// errors (std::invalid_argument: the limits of kStateJsonLimits, then LoadState's), but without
-// the document of the growing lists: their records are read straight from the text
-// (ReadRecordText). `rest` is the document of the other members (the clock, the secrets' tables).
-// Whatever that reading does not take exactly as the document would goes through the document.
-// The lists' items and values are then not counted against the document's limits: a state file
-// of millions of records loads within its --max-state-bytes.
+// errors, but without the document of the growing lists: their records are read straight from the
+// text (ReadRecordText), as a data dir's start reads its rows. Whatever that reading does not take
+// exactly as the document would (a repeated or escaped key, an unknown member, a damaged record)
+// goes through the document. The lists' items and values are then not counted against the
+// document's limits (kStateJsonLimits): a file or body of millions of records loads within its
+// byte limit (--max-state-bytes), in about the memory the world takes.
+struct StateText {
+  State lists;      // the growing lists, read from the text (direct); else empty
+  json rest;        // the document of the other members (the clock, the secrets' tables); else the whole
+  bool direct = false;
+};
+// The text in parts, or the error ParseJsonLimited(text, kStateJsonLimits, what) gives.
+Result<StateText> SplitStateText(std::string_view text, std::string_view what);
+// LoadState(parts.rest) with parts.lists (moved out), throwing what the whole document's load
+// throws. `text` is what was split.
+State LoadSplitState(StateText& parts, std::string_view text);
+// Both, for `emsim serve --state`: throws std::invalid_argument (the parse error's message, then
+// LoadState's).
 struct LoadedStateText {
   State state;
   json rest;

@@ -63,7 +63,9 @@ app::Reply SimGetState(app::Ctx& ctx) {
 }
 
 app::Reply SimPutState(app::Ctx& ctx) {
-  const json& body = ctx.req.body;
+  // The router read the growing lists straight into records where it could (stateText, whose
+  // `rest` is the document of the other members); else the body is the whole document.
+  const json& body = ctx.req.stateText ? ctx.req.stateText->rest : ctx.req.body;
   // All or nothing: everything is checked before anything is replaced. The state itself is
   // checked whole by Load (LoadState builds a new State and swaps it in only once it is valid);
   // the clock is read first, so a bad clock cannot fail the request after the state changed.
@@ -94,7 +96,8 @@ app::Reply SimPutState(app::Ctx& ctx) {
   {
     auto hold = ctx.svc.scheduler.HoldStarts();  // the loaded jobs start on the loaded clock
     try {
-      ctx.svc.store.Load(body);
+      if (ctx.req.stateText) ctx.svc.store.Load(model::LoadSplitState(*ctx.req.stateText, ctx.req.rawBody));
+      else ctx.svc.store.Load(body);
     } catch (const std::exception& e) {  // LoadState throws before anything is swapped in
       return model::Error::Validation("body", std::string("not a valid state dump: ") + e.what());
     }

@@ -155,6 +155,40 @@ TEST(Control, StateDumpLoadRoundTripsExactly) {
   EXPECT_EQ(b.Get("/_sim/clock", "").body["now"], "2026-01-01T12:00:00.000Z");
 }
 
+// PUT /_sim/state reads a dump's lists straight into records (model::SplitStateText): the world
+// loaded is the one dumped, byte for byte; a record the document refuses is refused with its
+// message, leaving the state as it was; one the document takes (an unknown member) is taken.
+TEST(Control, AStateLoadFromTextIsTheWorldDumpedAndRefusesWhatTheDocumentRefuses) {
+  TestServer a;
+  ASSERT_EQ(a.Post("/v2/placement-tests/purchase", {{"placementType", "MONTHLY"}, {"testName", "text"},
+                                                    {"mailboxIds", {"mbx_nw_01_01", "mbx_nw_01_02"}}})
+                .status,
+            200);
+  a.Advance("3h");
+  const std::string text = a.Get("/_sim/state?secrets=true", "").raw;
+  TestServer b;
+  const std::string before = b.Get("/_sim/state?secrets=true", "").raw;
+  const std::string bad_key = "\"domainId\":\"dom_nw_01\"";
+  const size_t at = text.find(bad_key, text.find("\"mailboxes\":["));
+  ASSERT_NE(at, std::string::npos);
+  std::string dangling = text;
+  dangling.replace(at, bad_key.size(), "\"domainId\":\"dom_nowhere\"");
+  auto refused = b.Send("PUT", "/_sim/state", dangling, "", {});
+  EXPECT_EQ(refused.status, 400) << refused.raw;
+  EXPECT_NE(refused.body["message"].get<std::string>().find("names unknown domain dom_nowhere"), std::string::npos)
+      << refused.raw;
+  EXPECT_EQ(b.Get("/_sim/state?secrets=true", "").raw, before);
+
+  auto put = b.Send("PUT", "/_sim/state", text, "", {});
+  ASSERT_EQ(put.status, 200) << put.raw;
+  EXPECT_EQ(b.Get("/_sim/state?secrets=true", "").raw, text);
+
+  std::string extra = text;
+  extra.insert(at, "\"notAField\":1,");
+  ASSERT_EQ(b.Send("PUT", "/_sim/state", extra, "", {}).status, 200);
+  EXPECT_EQ(b.Get("/_sim/state?secrets=true", "").raw, text) << "an unknown member is ignored, as from_json ignores it";
+}
+
 TEST(Control, LoadingABadStateIs400AndKeepsTheOldOne) {
   TestServer server;
   json dump = server.Get("/_sim/state?secrets=true", "").body;

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# emsim with a large world (bench/README.md "Scale"): what a long QA soak leaves behind, measured.
+# One emsim (in memory, manual clock; the soak's fixture, where nothing runs out):
+#   1. the stateful POST (MONTHLY placement purchase of 3 mailboxes) against the bare cpp-httplib
+#      server answering the same bytes, in alternating rounds (bare, emsim, bare, emsim, bare), fresh;
+#   2. purchases until BENCH_PURCHASES (default 1,000,000) are retained, each with its pending
+#      placement job (the manual clock holds them all at one due time);
+#   3. the same comparison at that size;
+#   4. a 2-day advance over the pending jobs (each runs twice: RUNNING, then COMPLETED, emitting an
+#      event per test): time, jobs run, time per job, VmRSS before and after, and the peak during it.
+# Then, on a fresh emsim with BENCH_SMALL (default 10,000) purchases, the same advance, so the time
+# per job can be compared (the scheduler is O(log n) per job); and the dump/boot round trip at
+# BENCH_DUMP_PURCHASES (default 150,000): GET /_sim/state?secrets=true (time, bytes, the server's
+# peak over its steady VmRSS) and `emsim serve --state FILE` (time to ready, steady VmRSS, peak).
+# Peaks are VmHWM after resetting it (/proc/PID/clear_refs); where that is not allowed, "n/a".
+# Nothing is asserted. Usage: bash bench/scale.sh [BUILD_DIR]; BENCH_ROUND (default 8s);
+# BENCH_OUT=FILE appends the section.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+work=$(mktemp -d)
+trap 'pkill -P $$ 2>/dev/null || true; rm -rf "$work"' EXIT
+command -v wrk >/dev/null || { echo "scale.sh needs wrk (bench/run.sh installs it)" >&2; exit 2; }
+for b in emsim emsim-bench-bare; do
+  [ -x "$build/$b" ] || { echo "scale.sh: $build/$b is missing; build first (bash scripts/build.sh)" >&2; exit 2; }
+done
+
+# The default fixtures with nothing running out: placement credits, the wallet.
+sed -E -e 's/(placementCredits: )[0-9]+/\11000000000/' -e 's/(walletBalance: )"[0-9.]+"/\1"100000000.00"/' \
+  "$root/fixtures/default.yaml" >"$work/fixture.yaml"
+
+python3 - "$root" "$build" "$work" <<'PY' | tee "$work/section"
+import http.client, json, os, re, subprocess, sys, time
+root, build, work = sys.argv[1:4]
+purchases = int(os.environ.get("BENCH_PURCHASES", "1000000"))
+small = int(os.environ.get("BENCH_SMALL", "10000"))
+dump_purchases = int(os.environ.get("BENCH_DUMP_PURCHASES", "150000"))
+round_len = os.environ.get("BENCH_ROUND", "8s")
+key = "emsim_test_alice_3f9c2a7b"
+path = "/v2/placement-tests/purchase"
+body = '{"placementType":"MONTHLY","testName":"scale","mailboxIds":["mbx_nw_01_01","mbx_nw_01_02","mbx_nw_01_03"]}'
+env = dict(os.environ, EMSIM_SHARE_DIR=root)
+
+def log(*a): print("--", *a, file=sys.stderr, flush=True)
+
+def start(args, name):
+    out = open(f"{work}/{name}.out", "w")
+    p = subprocess.Popen(args, stdout=out, stderr=open(f"{work}/{name}.err", "w"), env=env)
+    t0 = time.monotonic()
+    while True:
+        text = open(f"{work}/{name}.out").read()
+        m = re.search(r"ready on http://127\.0\.0\.1:(\d+)", text)
+        if m: return p, int(m.group(1)), time.monotonic() - t0
+        if p.poll() is not None: raise SystemExit(f"{name} did not start: " + open(f"{work}/{name}.err").read())
+        time.sleep(0.005)
+
+def emsim(name, *extra):
+    return start([f"{build}/emsim", "serve", "--port", "0", "--clock", "manual", *extra], name)
+
+def call(port, method, p, data=None, timeout=3600):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    c.request(method, p, body=data, headers={"x-auth-service": key, "Content-Type": "application/json"})
+    r = c.getresponse(); out = r.read(); c.close()
+    if r.status >= 300: raise SystemExit(f"{method} {p}: {r.status} {out[:300]!r}")
+    return out
+
+def status(pid, field):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith(field + ":"): return int(line.split()[1]) * 1024
+    return 0
+
+def reset_peak(pid):
+    try:
+        with open(f"/proc/{pid}/clear_refs", "w") as f: f.write("5")
+        return True
+    except OSError:
+        return False
+
+def wrk(port):
+    out = subprocess.run(["wrk", "-t2", "-c32", f"-d{round_len}", "--timeout", "10s", "-s", f"{root}/bench/wrk/report.lua",
+                          "-H", f"x-auth-service: {key}", f"http://127.0.0.1:{port}{path}"],
+                         env=dict(env, BENCH_METHOD="POST", BENCH_BODY=body), capture_output=True, text=True, check=True).stdout
+    m = dict(re.findall(r"(\w+)=([\d.]+)", next(l for l in out.splitlines() if l.startswith("WRK"))))
+    errors = int(m["socket_errors"]) + int(m["status_errors"])
+    return float(m["rps"]), int(m["p99_us"]), int(m["requests"]) - errors, errors
+
+gib = lambda b: f"{b / 2**30:.2f} GiB"
+mib = lambda b: f"{b / 2**20:.0f} MiB"
+rows = []
+def row(*cells): rows.append("| " + " | ".join(cells) + " |"); log(rows[-1])
+
+# ---- the big world ----------------------------------------------------------------------------------
+server, port, _ = emsim("big", "--fixtures", f"{work}/fixture.yaml")
+answer = call(port, "POST", path, body)
+retained = 1
+with open(f"{work}/answer.json", "wb") as f: f.write(answer)
+bare, bare_port, _ = start([f"{build}/emsim-bench-bare", "--port", "0", "--body-file", f"{work}/answer.json"], "bare")
+
+def versus(when):
+    global retained
+    bares, ours = [], []
+    for i in range(5):
+        if i % 2 == 0: bares.append(wrk(bare_port))
+        else:
+            r = wrk(port); ours.append(r); retained += r[2]
+            if r[3]: raise SystemExit(f"{r[3]} errors in a round of purchases")
+    ceiling = sum(b[0] for b in bares) / len(bares)
+    cells = [f"{r[0]:,.0f} r/s = {100 * r[0] / ceiling:.0f}%, p99 {r[1] / 1000:.2f} ms" for r in ours]
+    row(f"stateful POST vs bare, {when}", f"{', '.join(cells)} (bare {ceiling:,.0f} r/s, p99 {bares[0][1] / 1000:.2f} ms)", "≥ 90% of bare")
+
+versus("fresh")
+while retained < purchases:
+    r = wrk(port); retained += r[2]
+    log(f"{retained:,} purchases retained, {r[0]:,.0f} r/s, VmRSS {gib(status(server.pid, 'VmRSS'))}")
+versus(f"after {retained:,} purchases")
+bare.terminate()
+
+def advance(srv, p, label):
+    before = status(srv.pid, "VmRSS")
+    peak = reset_peak(srv.pid)
+    t0 = time.monotonic()
+    res = json.loads(call(p, "POST", "/_sim/clock/advance", '{"duration":"2d"}'))
+    took = time.monotonic() - t0
+    after = status(srv.pid, "VmRSS")
+    hwm = status(srv.pid, "VmHWM") if peak else None
+    return res["jobsRun"], took, before, after, hwm
+
+ran, took, before, after, hwm = advance(server, port, "big")
+row(f"2-day advance over {retained:,} pending placement jobs",
+    f"{took:.1f} s for {ran:,} jobs ({1e6 * took / max(1, ran):.1f} µs each); VmRSS {gib(before)} -> {gib(after)}, peak "
+    + (gib(hwm) if hwm else "n/a"), "O(log n) per job")
+server.terminate(); server.wait()
+
+# ---- a small world: the time per job to compare ---------------------------------------------------------
+server, port, _ = emsim("small", "--fixtures", f"{work}/fixture.yaml")
+n = 0
+while n < small:
+    call(port, "POST", path, body); n += 1
+ran, took, before, after, hwm = advance(server, port, "small")
+row(f"2-day advance over {small:,} pending placement jobs", f"{took:.2f} s for {ran:,} jobs ({1e6 * took / max(1, ran):.1f} µs each)", "")
+server.terminate(); server.wait()
+
+# ---- dump and boot ------------------------------------------------------------------------------------------
+server, port, _ = emsim("dump", "--fixtures", f"{work}/fixture.yaml")
+retained = 0
+while retained < dump_purchases:
+    r = wrk(port); retained += r[2]
+steady = status(server.pid, "VmRSS")
+peak = reset_peak(server.pid)
+t0 = time.monotonic()
+c = http.client.HTTPConnection("127.0.0.1", port, timeout=3600)
+c.request("GET", "/_sim/state?secrets=true")
+resp = c.getresponse()
+size = 0
+with open(f"{work}/state.json", "wb") as f:
+    while chunk := resp.read(1 << 20):
+        f.write(chunk); size += len(chunk)
+took = time.monotonic() - t0
+hwm = status(server.pid, "VmHWM") if peak else None
+doc_records = sum(len(v) for v in json.load(open(f"{work}/state.json")).values() if isinstance(v, list))
+row(f"state dump, {retained:,} purchases ({doc_records:,} records)",
+    f"{took:.1f} s, {size / 2**20:.0f} MiB; server VmRSS {gib(steady)}, peak " + (f"{gib(hwm)} ({hwm / steady:.1f}×)" if hwm else "n/a"),
+    "peak ≤ 2× steady")
+server.terminate(); server.wait()
+booted, bport, ready = emsim("boot", "--state", f"{work}/state.json", "--max-state-bytes", str(max(size * 2, 1 << 29)))
+time.sleep(1)  # the reset baseline is copied on a thread after ready
+steady = status(booted.pid, "VmRSS")
+hwm = status(booted.pid, "VmHWM")
+row(f"boot from that dump (emsim serve --state)", f"{ready:.1f} s to ready; VmRSS {gib(steady)}, peak {gib(hwm)} ({hwm / steady:.1f}×)",
+    "peak ≤ 2× steady")
+booted.terminate(); booted.wait()
+
+print(f"## Scale (bench/scale.sh), {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}\n")
+rev = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip() or "?"
+print(f"`bash bench/scale.sh` (main at {rev}) on {os.cpu_count()} CPUs; wrk -t2 -c32 rounds of {round_len}, client and servers on")
+print("the same CPUs; emsim in memory, manual clock; purchases are MONTHLY placement tests of 3 mailboxes.\n")
+print("| measure | value | goal |")
+print("|---|---|---|")
+print("\n".join(rows))
+PY
+if [ -n "${BENCH_OUT:-}" ]; then { echo; cat "$work/section"; } >>"$BENCH_OUT"; fi
