@@ -47,21 +47,19 @@ MailboxListView ListMailboxes(const State& s, const Caller& caller, const std::s
     view.page = Paginate(view.totalAssignedMailboxes, page);
     for (auto i = view.page.begin; i < view.page.end; ++i) page_rows.push_back(s.mailboxes.Find(in_workspace[static_cast<size_t>(i)]));
   } else {
-    // A filter reads every mailbox of the workspace; the buffers are reused, so matching
-    // allocates nothing per mailbox.
     std::vector<const Mailbox*> matching;
-    std::string address, name;
+    std::string address, name;  // reused: matching allocates nothing per mailbox
     const Domain* domain = nullptr;
-    // Rows in table order (the creation order of the index too), read contiguously: an id lookup
-    // per mailbox costs a cache miss each at 100k.
-    for (const Mailbox& row : s.mailboxes) {
-      if (row.workspaceId != caller.workspaceId) continue;
-      const Mailbox* m = &row;
-      if (!domain || domain->id != m->domainId) domain = s.domains.Find(m->domainId);
-      address.assign(m->username).append("@").append(domain ? domain->domain : std::string());
-      name.assign(m->firstName).append(" ").append(m->lastName);
-      if (ContainsFolded(address, needle) || ContainsFolded(name, needle)) matching.push_back(m);
-    }
+    auto check = [&](const Mailbox& m) {
+      MailboxSearchTexts(s, m, address, name, domain);
+      if (ContainsFolded(address, needle) || ContainsFolded(name, needle)) matching.push_back(&m);
+    };
+    // The index's candidates (model/mailbox_search.hpp), in the workspace's order; a needle too
+    // short for it reads the rows in table order (the creation order of the index too),
+    // contiguously: an id lookup per mailbox costs a cache miss each at 100k.
+    if (!s.mailboxSearch.ForEachCandidate(s, caller.workspaceId, needle, check))
+      for (const Mailbox& row : s.mailboxes)
+        if (row.workspaceId == caller.workspaceId) check(row);
     view.page = Paginate(static_cast<std::int64_t>(matching.size()), page);
     page_rows.assign(matching.begin() + view.page.begin, matching.begin() + view.page.end);
   }

@@ -408,6 +408,7 @@ void State::RebuildIndexes() {
   mailboxesByName.clear();
   mailboxesByWorkspace.clear();
   activeMailboxesByWorkspace.clear();
+  mailboxSearch.Clear();
   for (const auto& m : mailboxes) {
     mailboxesByDomain[m.domainId].push_back(m.id);
     mailboxesByName[MailboxNameKey(m.domainId, m.username)].push_back(m.id);
@@ -477,6 +478,7 @@ void State::RenameMailbox(Mailbox& m, std::string username) {
   }
   m.username = std::move(username);
   mailboxesByName[MailboxNameKey(m.domainId, m.username)].push_back(m.id);
+  mailboxSearch.Forget(m.workspaceId);  // its address (and, with mailboxes.update, its name) may differ
 }
 
 void State::SetMailboxStatus(Mailbox& m, MailboxStatus status) {
@@ -542,6 +544,7 @@ std::string IndexProblems(const State& s) {
   if (!same_lists(s.mailboxesByName, fresh.mailboxesByName)) out += "mailboxesByName; ";
   if (!same_counts(s.activeMailboxesByWorkspace, fresh.activeMailboxesByWorkspace)) out += "activeMailboxesByWorkspace; ";
   if (!same_lists(s.webhookEndpointsByPath, fresh.webhookEndpointsByPath)) out += "webhookEndpointsByPath; ";
+  out += s.mailboxSearch.Problems(s);
   return out.empty() ? out : "stale indexes: " + out;
 }
 

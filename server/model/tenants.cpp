@@ -212,6 +212,7 @@ void RemoveAccountData(State& s, const std::string& account_id) {
       s.mailboxesByName.erase(State::MailboxNameKey(m.domainId, m.username));
       s.mailboxesByWorkspace.erase(m.workspaceId);
       s.activeMailboxesByWorkspace.erase(m.workspaceId);
+      s.mailboxSearch.Forget(m.workspaceId);
     }
   EraseOwned(s.mailboxes, account_id);
   for (const auto& d : read.domains)

@@ -1,6 +1,7 @@
 // The State's derived indexes (lists answer from indexes, not scans) and the fixture
 // generator behind the benchmark. Model tests, no sockets, except the journal test at the end.
 #include <ctime>
+#include <random>
 #include <sstream>
 #include <thread>
 
@@ -9,6 +10,7 @@
 #include "cli/app.hpp"
 #include "model/domains.hpp"
 #include "model/mailboxes.hpp"
+#include "core/text.hpp"
 #include "runtime/store.hpp"
 #include "model/webhooks.hpp"
 #include "model/workspaces.hpp"
@@ -191,6 +193,83 @@ TEST(StateIndexes, ListsMatchAFullScan) {
   ASSERT_EQ(ws.size(), 1u);
   EXPECT_EQ(ws[0].domainCount, static_cast<std::int64_t>(all_domains.size()));
   EXPECT_EQ(ws[0].mailboxCount, 69);
+}
+
+// The `contains` filter answers from the trigram index (model/mailbox_search.hpp) what a scan of
+// every mailbox of the workspace answers, in the same order, for needles of every length and case,
+// through mailboxes added, renamed and given new names after the workspace was first searched.
+TEST(StateIndexes, TheContainsSearchAnswersAsAScanThroughAddsAndRenames) {
+  fixture::GenerateOptions o;
+  o.mailboxes = 400;
+  o.accounts = 2;
+  o.mailboxesPerDomain = 7;
+  model::State s = Generated(o);
+  const model::Caller caller{"acc_gen_00001", "ws_gen_00001"};
+  auto scan = [&](const std::string& needle) {
+    std::vector<std::string> ids;
+    const std::string lower = model::ToLower(needle);
+    std::string address, name;
+    const model::Domain* domain = nullptr;
+    for (const auto& m : s.mailboxes) {
+      if (m.workspaceId != caller.workspaceId) continue;
+      model::MailboxSearchTexts(s, m, address, name, domain);
+      if (model::ContainsFolded(address, lower) || model::ContainsFolded(name, lower)) ids.push_back(m.id);
+    }
+    return ids;
+  };
+  auto listed = [&](const std::string& needle) {
+    std::vector<std::string> ids;
+    for (std::int64_t page = 1;; ++page) {
+      auto view = model::ListMailboxes(s, caller, needle, page);
+      for (const auto& group : view.domains)
+        for (const auto* m : group.mailboxes) ids.push_back(m->id);
+      if (view.page.nextPage == 0) break;
+    }
+    return ids;
+  };
+  std::mt19937 rng(7);
+  auto check_needles = [&](const char* when) {
+    // Pieces of real addresses and names, any case; and ones no mailbox has.
+    std::vector<std::string> needles = {"", "a", "zz", "@", "qqq", "gen-00000", "EXAMPLE.COM", "0000001@", "@gen-0000003",
+                                        " ", "x y", "m\xC3\xA9"};
+    std::string address, name;
+    for (int i = 0; i < 60; ++i) {
+      const auto& m = s.mailboxes.rows()[rng() % s.mailboxes.size()];
+      const model::Domain* domain = nullptr;
+      model::MailboxSearchTexts(s, m, address, name, domain);
+      const std::string& text = i % 2 ? address : name;
+      const size_t from = rng() % text.size(), len = 1 + rng() % 9;
+      std::string piece = text.substr(from, len);
+      if (i % 3 == 0) piece = model::ToUpper(piece);
+      needles.push_back(piece);
+    }
+    for (const auto& needle : needles) EXPECT_EQ(listed(needle), scan(needle)) << when << ": '" << needle << "'";
+    EXPECT_EQ(model::IndexProblems(s), "") << when;
+  };
+  check_needles("first searches");
+  EXPECT_EQ(s.mailboxSearch.Workspaces(), 1u);
+
+  // Added after the first searches: the next search takes them in.
+  const model::Domain& d = s.domains.rows()[0];
+  ASSERT_EQ(d.workspaceId, caller.workspaceId);
+  for (int i = 0; i < 5; ++i) {
+    model::Mailbox m = NewMailbox(s, "mbx_added_" + std::to_string(i), d.id, "ACTIVE");
+    m.firstName = "Zoë";
+    m.lastName = "Quartermain" + std::to_string(i);
+    s.AddMailbox(std::move(m));
+  }
+  EXPECT_EQ(listed("quartermain").size(), 5u);
+  check_needles("after adds");
+
+  // Renamed and given new names: the workspace's entry is rebuilt.
+  std::vector<model::MailboxUpdate> updates;
+  for (int i = 0; i < 3; ++i)
+    updates.push_back({s.mailboxes.rows()[static_cast<size_t>(i)].id, "Renamed", "Person" + std::to_string(i),
+                       "renamed.user" + std::to_string(i), std::nullopt, false});
+  ASSERT_TRUE(model::UpdateMailboxes(s, caller, updates, 0).ok());
+  EXPECT_EQ(listed("renamed.user").size(), 3u);
+  EXPECT_EQ(listed("renamed person1").size(), 1u);
+  check_needles("after renames");
 }
 
 TEST(FixtureGenerate, TheGenerateMappingAndTheExpandedYamlGiveTheSameState) {
