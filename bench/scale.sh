@@ -183,7 +183,7 @@ took = time.monotonic() - t0
 if r.status != 200: raise SystemExit(f"PUT /_sim/state: {r.status}")
 time.sleep(1)
 steady, hwm = status(target.pid, "VmRSS"), status(target.pid, "VmHWM")
-row("load that dump into a running emsim (PUT /_sim/state)", f"{took:.1f} s; VmRSS {gib(steady)}, peak {gib(hwm)} ({hwm / steady:.1f}×)",
+row("load that dump into a running emsim (PUT /_sim/state)", f"{took:.1f} s; VmRSS {gib(steady)} (with the journal's copy of the body), peak {gib(hwm)} ({hwm / steady:.1f}×)",
     "peak ≤ 2× steady")
 target.terminate(); target.wait()
 
