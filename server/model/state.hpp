@@ -22,6 +22,7 @@
 #include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/json.hpp"
+#include "core/json_out.hpp"
 #include "core/json_read.hpp"
 #include "model/money.hpp"
 #include "model/statuses.hpp"
@@ -293,7 +294,7 @@ struct Tenant {
 class JsonText {
  public:
   JsonText() : text_("{}") {}
-  explicit JsonText(const json& value) : text_(value.dump()) {}
+  explicit JsonText(const json& value) : text_(core::DumpJson(value)) {}  // dump()'s bytes, ~4 times cheaper
   // `compact` must be what json::dump() makes of the value (the placement job writes its own).
   static JsonText FromText(std::string compact) {
     JsonText a;

@@ -61,12 +61,13 @@ void Scheduler::SetClock(const std::string& clock, Millis now) {
   store_.Write([&](model::State& s) { model::SetOwnClock(s, clock, now, Clock::WallNow()); });
 }
 
-std::int64_t Scheduler::StartBatch(model::State& s, const std::string& clock, Millis limit, std::vector<Task>& tasks) {
+std::int64_t Scheduler::StartBatch(model::State& s, const std::string& clock, Millis limit, std::vector<Task>& tasks,
+                                   size_t most) {
   auto w = s.waitingJobs.find(clock);
   if (w == s.waitingJobs.end() || w->second.empty() || w->second.begin()->first > limit) return 0;
   const Millis due = w->second.begin()->first;
   std::vector<model::JobKey> batch;
-  for (auto it = w->second.begin(); it != w->second.end() && it->first == due && batch.size() < kMaxJobsPerWrite; ++it)
+  for (auto it = w->second.begin(); it != w->second.end() && it->first == due && batch.size() < most; ++it)
     batch.push_back(*it);
   const std::uint64_t generation = store_.generation();
   std::int64_t n = 0;
@@ -136,7 +137,9 @@ std::int64_t Scheduler::StartDueOwnClocks() {
            s.ownClockQueue.begin()->first <= wall) {
       const std::string clock = s.ownClockQueue.begin()->second;
       const model::Tenant* t = model::OwnClockTenant(s, clock);
-      const std::int64_t k = t ? StartBatch(s, clock, model::OwnClockNow(*t, wall), tasks) : 0;
+      // What this write may still start: a write starts kMaxJobsPerWrite jobs at most, across clocks.
+      const auto left = kMaxJobsPerWrite - static_cast<size_t>(n);
+      const std::int64_t k = t ? StartBatch(s, clock, model::OwnClockNow(*t, wall), tasks, left) : 0;
       if (k == 0) {  // cannot happen while the queue is right; never spin on it
         s.ownClockQueue.erase(s.ownClockQueue.begin());
         s.ownClockQueued.erase(clock);

@@ -108,11 +108,12 @@ class Scheduler {
     model::Job job;
     std::uint64_t generation;
   };
-  // Starts every waiting job of `clock` due at its earliest due time, if that is <= limit (in
-  // that clock's time); answers how many started.
+  // Starts the waiting jobs of `clock` due at its earliest due time, if that is <= limit (in
+  // that clock's time), kMaxJobsPerWrite at most; answers how many started.
   std::int64_t StartEarliest(const std::string& clock, model::Millis limit);
-  // The same inside a write: the tasks to queue are added to `tasks`.
-  std::int64_t StartBatch(model::State& s, const std::string& clock, model::Millis limit, std::vector<Task>& tasks);
+  // The same inside a write, `most` at most: the tasks to queue are added to `tasks`.
+  std::int64_t StartBatch(model::State& s, const std::string& clock, model::Millis limit, std::vector<Task>& tasks,
+                          size_t most = kMaxJobsPerWrite);
   // Starts what is due on every own clock whose earliest job is due by the wall clock now.
   std::int64_t StartDueOwnClocks();
   void QueueTasks(std::vector<Task>& tasks);

@@ -223,7 +223,10 @@ class Store {
   }
 
   // Replaces the whole state; throws (leaving the state as it was) when `j` is not a valid dump.
-  void Load(const json& j) { Load(LoadState(j)); }
+  void Load(const json& j) {
+    RefuseNested("Load");  // before the work of loading
+    Load(LoadState(j));
+  }
   // The same with a state already loaded and checked (model::LoadSplitState).
   void Load(State next) {
     RefuseNested("Load");
