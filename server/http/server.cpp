@@ -284,7 +284,11 @@ HttpServer::HttpServer(const ServerOptions& o, RequestHandler& handler) : handle
     RawRequest raw;
     raw.method = in.method;
     raw.path = in.path;
-    raw.body = in.body;
+    // Taken, not copied: a PUT /_sim/state body may be hundreds of MB, and a copy held it twice at
+    // the load's peak. httplib hands the handler a const reference to a Request of its own that
+    // is not const (a local of its request loop), and reads no body after the handler (it writes
+    // the response from the request's method and headers), so moving the body out is defined.
+    raw.body = std::move(const_cast<httplib::Request&>(in).body);
     raw.headers.reserve(in.headers.size());
     for (const auto& [k, v] : in.headers)
       if (!IsPseudoHeader(k)) raw.headers.emplace_back(Lower(k), v);

@@ -94,7 +94,7 @@ json PlacementTestDetails(const State& s, const PlacementTest& t) {
           {"status", t.status},
           {"cartOrderId", t.cartOrderId},
           {"testName", cart ? cart->testName : std::string()},
-          {"placementType", cart ? cart->placementType : std::string()},
+          {"placementType", cart ? cart->placementType : CompactString()},
           {"mailboxId", t.mailboxId},
           {"userId", UserIdOf(s, t.accountId)},
           {"workspaceId", t.workspaceId},

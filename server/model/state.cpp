@@ -35,6 +35,9 @@ template <class T>
 void AppendMember(std::string& out, const T& v) {
   if constexpr (std::is_same_v<T, std::string>) {
     core::AppendJsonString(out, v);
+  } else if constexpr (std::is_same_v<T, CompactString>) {
+    CompactString::Buffer buf;
+    core::AppendJsonString(out, v.View(buf));
   } else if constexpr (std::is_same_v<T, bool>) {
     out += v ? "true" : "false";
   } else if constexpr (std::is_integral_v<T>) {
@@ -67,7 +70,8 @@ void AppendMember(std::string& out, const T& v) {
 // decides it (by its JSON), compared directly where the two cannot disagree.
 template <class T>
 bool SameAsDefault(const T& v, const T& d) {
-  if constexpr (std::is_same_v<T, std::string> || std::is_integral_v<T>) return v == d;
+  if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, CompactString> || std::is_integral_v<T>)
+    return v == d;
   else return json(v) == json(d);
 }
 
@@ -128,6 +132,11 @@ template <class T>
 bool ReadMember(core::JsonCursor& in, T& v) {
   if constexpr (std::is_same_v<T, std::string>) {
     return in.String(v);
+  } else if constexpr (std::is_same_v<T, CompactString>) {
+    thread_local std::string text;
+    if (!in.String(text)) return false;
+    v = CompactString(text);
+    return true;
   } else if constexpr (std::is_same_v<T, bool>) {
     return in.Bool(v);
   } else if constexpr (std::is_integral_v<T>) {

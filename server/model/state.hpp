@@ -19,6 +19,7 @@
 
 #include "model/ids.hpp"
 #include "model/mailbox_search.hpp"
+#include "core/compact_string.hpp"
 #include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/json.hpp"
@@ -30,6 +31,8 @@
 #include "core/time.hpp"
 
 namespace emsim::model {
+
+using core::CompactString;
 
 struct User {
   std::string id, email, firstName, lastName;
@@ -138,11 +141,14 @@ struct DnsShieldSubscription {
 
 // An invoice emsim issues for a charge: placement tests (Part 4.7 `invoice`) and DNS shield
 // upgrades (Part 4.8 `invoiceUrl`). Readable at GET /_sim/invoices/<id>, the invoiceUrl.
+// The records a placement purchase adds (an invoice, a cart, a test per mailbox) keep their ids and
+// repeated values as CompactString (16 bytes; core/compact_string.hpp): a soak of purchases keeps
+// millions of them.
 struct Invoice {
-  std::string id, accountId;
+  CompactString id, accountId;
   std::string description;
   Cents amountCents = 0;
-  std::string currency = "USD";
+  CompactString currency = "USD";
   InvoiceStatus status = InvoiceStatus::kOpen;
   PaidWith paidWith = PaidWith::kUnpaid;
   Millis createdAt = 0;
@@ -151,28 +157,29 @@ struct Invoice {
 
 // MONTHLY placement credits taken from one subscription (by record id) for one purchase.
 struct CreditUse {
-  std::string subscriptionId;
+  CompactString subscriptionId;
   std::int64_t credits = 0;
 };
 
 // One placement_tests.purchase call (Part 4.7 `cartOrderId`): what was bought and how it was paid.
 struct PlacementCart {
-  std::string id, accountId, workspaceId;  // id is the cartOrderId
-  std::string testName, placementType;     // MONTHLY | ONE_TIME
+  CompactString id, accountId, workspaceId;  // id is the cartOrderId
+  std::string testName;
+  CompactString placementType;  // MONTHLY | ONE_TIME
   Cents totalCostCents = 0;
-  std::string invoiceId;
+  CompactString invoiceId;
   CartStatus status = CartStatus::kPaid;
   bool walletUsed = false, checkoutSession = false;
   std::vector<CreditUse> creditsUsed;  // MONTHLY only
-  std::vector<std::string> orderIds;
+  std::vector<CompactString> orderIds;
   Millis createdAt = 0;
   std::optional<Millis> paidAt;
 };
 
 // A placement test order, one per mailbox (Part 2: orderId, mailboxEmail, status).
 struct PlacementTest {
-  std::string id, accountId, workspaceId, cartOrderId;  // id is the orderId
-  std::string mailboxId, mailboxEmail;
+  CompactString id, accountId, workspaceId, cartOrderId;  // id is the orderId
+  CompactString mailboxId, mailboxEmail;
   PlacementTestStatus status = PlacementTestStatus::kPending;
   Millis createdAt = 0, updatedAt = 0;
 };

@@ -1,6 +1,6 @@
 #pragma once
 // Table<T>: records in insertion order (so every listing and dump is deterministic) with an
-// id index. T must have a std::string `id`.
+// id index. T's `id` is a std::string or a core::CompactString (comparable with a string_view).
 //
 // Change tracking (for durable state, runtime/persist.hpp): while Track(true) is on, the table
 // notes the id of every row it hands out mutably (non-const Find, Insert, Erase) and whether the
@@ -13,6 +13,7 @@
 // 100k placement orders), which every concurrent request then waited for (p99). The id
 // index grows in small steps for the same reason (model/id_index.hpp).
 #include <algorithm>
+#include <concepts>
 #include <deque>
 #include <stdexcept>
 #include <string>
@@ -20,6 +21,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/compact_string.hpp"
 #include "model/id_index.hpp"
 
 namespace emsim::model {
@@ -30,7 +32,7 @@ class Table {
   T* Find(std::string_view id) {
     const size_t row = index_.Find(id, KeyOf());
     if (row == IdIndex::npos) return nullptr;
-    if (tracking_) touched_.push_back(rows_[row].id);
+    if (tracking_) touched_.push_back(IdText(rows_[row].id).str());
     return &rows_[row];
   }
   const T* Find(std::string_view id) const {
@@ -38,6 +40,22 @@ class Table {
     return row == IdIndex::npos ? nullptr : &rows_[row];
   }
   bool Contains(std::string_view id) const { return index_.Find(id, KeyOf()) != IdIndex::npos; }
+  // By a CompactString id (a template, so a string or a literal still takes the overloads above).
+  template <std::same_as<core::CompactString> Id>
+  T* Find(const Id& id) {
+    IdText text(id);
+    return Find(text.view);
+  }
+  template <std::same_as<core::CompactString> Id>
+  const T* Find(const Id& id) const {
+    IdText text(id);
+    return Find(text.view);
+  }
+  template <std::same_as<core::CompactString> Id>
+  bool Contains(const Id& id) const {
+    IdText text(id);
+    return Contains(text.view);
+  }
 
   // Inserts a new record; a duplicate id is a bug in the caller (fixtures check ids first).
   T& Insert(T row) {
@@ -46,17 +64,18 @@ class Table {
     rows_.push_back(std::move(row));
     bool fresh = false;
     try {
-      fresh = index_.Insert(rows_.back().id, rows_.size() - 1, KeyOf());
+      IdText text(rows_.back().id);
+      fresh = index_.Insert(text.view, rows_.size() - 1, KeyOf());
     } catch (...) {
       rows_.pop_back();
       throw;
     }
     if (!fresh) {
-      std::string id = std::move(rows_.back().id);
+      std::string id = IdText(rows_.back().id).str();
       rows_.pop_back();
       throw std::logic_error("duplicate id " + id);
     }
-    if (tracking_) touched_.push_back(rows_.back().id);
+    if (tracking_) touched_.push_back(IdText(rows_.back().id).str());
     return rows_.back();
   }
 
@@ -155,13 +174,15 @@ class Table {
  private:
   // The index keeps row numbers only; it reads an id from its row to confirm a hash match.
   auto KeyOf() const {
-    return [this](size_t row) -> const std::string& { return rows_[row].id; };
+    return [this](size_t row) -> const auto& { return rows_[row].id; };
   }
+  using IdText = core::TextOf;  // a row's id as text
   void Reindex() {
     index_.Clear();
     index_.Reserve(rows_.size());
     for (size_t i = 0; i < rows_.size(); ++i) {
-      if (!index_.Insert(rows_[i].id, i, KeyOf())) throw std::invalid_argument("duplicate id " + rows_[i].id);
+      IdText text(rows_[i].id);
+      if (!index_.Insert(text.view, i, KeyOf())) throw std::invalid_argument("duplicate id " + text.str());
     }
   }
   std::deque<T> rows_;

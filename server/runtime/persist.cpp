@@ -594,7 +594,7 @@ json Persister::RecordBody(const std::string& table, const std::string& id, sqli
 
 // A row's key against its body: a record's id (`body_id`, null when the body has none that is
 // text), or a log entry's position (`pos`, counted over the whole history).
-void Persister::CheckKey(size_t table, std::string_view raw_id, const std::string* body_id, std::uint64_t pos) const {
+void Persister::CheckKey(size_t table, std::string_view raw_id, const std::string_view* body_id, std::uint64_t pos) const {
   const TableSpec& t = kTables[table];
   // A key as a message quotes it: a damaged file may hold any bytes there.
   if (t.shape == Shape::kById && (!body_id || *body_id != raw_id))
@@ -622,7 +622,8 @@ json Persister::ReadTable(sqlite3* db, size_t table, std::uint64_t first_pos) {
     const std::string raw_id = ColumnText(st, 0);
     json body = RecordBody(t.name, raw_id, st);
     const json& body_id = body.contains("id") ? body["id"] : json();
-    CheckKey(table, raw_id, body_id.is_string() ? &body_id.get_ref<const std::string&>() : nullptr,
+    const std::string_view body_id_text = body_id.is_string() ? body_id.get_ref<const std::string&>() : "";
+    CheckKey(table, raw_id, body_id.is_string() ? &body_id_text : nullptr,
              first_pos + rows.size());
     if (t.shape == Shape::kById) ids.emplace_back(RowidIndex::HashOf(raw_id), sqlite3_column_int64(st, 3));
     rows.push_back(std::move(body));
@@ -658,7 +659,10 @@ bool Persister::ReadRows(sqlite3* db, size_t table, std::uint64_t first_pos, Slo
           throw NeedsDocument{};
         }
       }
-      if constexpr (requires { record.id; }) CheckKey(table, raw_id, &record.id, pos);
+      if constexpr (requires { record.id; }) {
+        const core::TextOf id(record.id);
+        CheckKey(table, raw_id, &id.view, pos);
+      }
       if (t.shape == Shape::kById) ids.emplace_back(RowidIndex::HashOf(raw_id), sqlite3_column_int64(st, 3));
       ++pos;
       done(record);

@@ -196,7 +196,7 @@ class Persister {
   template <class T, class Slot, class Done>
   bool ReadRows(sqlite3* db, size_t table, std::uint64_t first_pos, Slot&& slot, Done&& done);
   json RecordBody(const std::string& table, const std::string& id, sqlite3_stmt* st) const;
-  void CheckKey(size_t table, std::string_view raw_id, const std::string* body_id, std::uint64_t pos) const;
+  void CheckKey(size_t table, std::string_view raw_id, const std::string_view* body_id, std::uint64_t pos) const;
   // The rowid of the row of `id` in a table keyed by id, found by reading the table (a hash collision).
   std::optional<std::int64_t> ScanRowid(std::uint8_t table, const std::string& id);
   std::string RowsSql(size_t table) const;

@@ -1,0 +1,138 @@
+#include "core/compact_string.hpp"
+
+#include <atomic>
+#include <mutex>
+#include <unordered_map>
+
+namespace emsim::core {
+
+struct CompactString::Entry {
+  std::atomic<std::uint32_t> refs{1};
+  std::string text;
+};
+
+namespace {
+
+struct Pool {
+  std::mutex mu;
+  std::unordered_map<std::string_view, CompactString::Entry*> byText;  // keys view the entries' text
+};
+
+// Never destroyed: values in static storage may outlive any other static.
+Pool& ThePool() {
+  static Pool* pool = new Pool();
+  return *pool;
+}
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;  // upper case is not canonical: such text is pooled as it is
+}
+
+// The 128 bits of a canonical UUID's text (8-4-4-4-12 lower-case hex, RFC 4122 variant), or false.
+bool ParseUuid(std::string_view t, std::uint64_t& hi, std::uint64_t& lo) {
+  if (t.size() != CompactString::kUuidChars || t[8] != '-' || t[13] != '-' || t[18] != '-' || t[23] != '-')
+    return false;
+  std::uint64_t words[2] = {0, 0};
+  int digits = 0;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (i == 8 || i == 13 || i == 18 || i == 23) continue;
+    const int d = HexDigit(t[i]);
+    if (d < 0) return false;
+    std::uint64_t& w = words[digits / 16];
+    w = (w << 4) | static_cast<std::uint64_t>(d);
+    ++digits;
+  }
+  hi = words[0];
+  lo = words[1];
+  return (lo & 0xc000000000000000ULL) == 0x8000000000000000ULL;
+}
+
+}  // namespace
+
+CompactString CompactString::FromUuid(std::uint64_t hi, std::uint64_t lo) {
+  CompactString s;
+  s.hi_ = hi;
+  s.lo_ = (lo & ~kVariantMask) | kVariant;
+  return s;
+}
+
+void CompactString::Assign(std::string_view text) {
+  if (text.empty()) return;
+  if (ParseUuid(text, hi_, lo_)) return;
+  hi_ = lo_ = 0;
+  Pool& pool = ThePool();
+  std::lock_guard lock(pool.mu);
+  if (auto it = pool.byText.find(text); it != pool.byText.end()) {
+    it->second->refs.fetch_add(1, std::memory_order_relaxed);
+    hi_ = reinterpret_cast<std::uintptr_t>(it->second);
+    return;
+  }
+  auto* e = new Entry();
+  try {
+    e->text.assign(text);
+    pool.byText.emplace(std::string_view(e->text), e);
+  } catch (...) {
+    delete e;
+    throw;
+  }
+  hi_ = reinterpret_cast<std::uintptr_t>(e);
+}
+
+void CompactString::Retain() const noexcept {
+  if (Entry* e = PooledEntry()) e->refs.fetch_add(1, std::memory_order_relaxed);
+}
+
+void CompactString::Release() noexcept {
+  Entry* e = PooledEntry();
+  if (!e) return;
+  hi_ = lo_ = 0;
+  // Not the last holder: drop the count without the lock.
+  std::uint32_t r = e->refs.load(std::memory_order_relaxed);
+  while (r > 1)
+    if (e->refs.compare_exchange_weak(r, r - 1, std::memory_order_acq_rel, std::memory_order_relaxed)) return;
+  // Perhaps the last: decide under the lock, where a text is pooled afresh, so no thread finds
+  // this entry between its count reaching zero and its removal.
+  Pool& pool = ThePool();
+  std::lock_guard lock(pool.mu);
+  if (e->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    pool.byText.erase(std::string_view(e->text));
+    delete e;
+  }
+}
+
+size_t CompactString::size() const noexcept {
+  if (IsUuid()) return kUuidChars;
+  const Entry* e = PooledEntry();
+  return e ? e->text.size() : 0;
+}
+
+std::string_view CompactString::View(Buffer& buf) const noexcept {
+  if (IsUuid()) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    char* p = buf;
+    char* const end = buf + kUuidChars;
+    auto put = [&p, end](std::uint64_t v, int digits) {
+      for (int i = digits - 1; i >= 0; --i) p[i] = kHex[(v >> (4 * (digits - 1 - i))) & 0xf];
+      p += digits;
+      if (p < end) *p++ = '-';
+    };
+    put(hi_ >> 32, 8);
+    put((hi_ >> 16) & 0xffff, 4);
+    put(hi_ & 0xffff, 4);
+    put(lo_ >> 48, 4);
+    put(lo_ & 0xffffffffffffULL, 12);
+    return std::string_view(buf, kUuidChars);
+  }
+  const Entry* e = PooledEntry();
+  return e ? std::string_view(e->text) : std::string_view();
+}
+
+size_t CompactString::PooledCount() {
+  Pool& pool = ThePool();
+  std::lock_guard lock(pool.mu);
+  return pool.byText.size();
+}
+
+}  // namespace emsim::core

@@ -1,0 +1,146 @@
+// CompactString: what a record's id or repeated value reads back is exactly the text it was given,
+// in either form, and the pool holds a text for exactly as long as some value does.
+#include "core/compact_string.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/json.hpp"
+
+namespace emsim::core {
+namespace {
+
+static_assert(sizeof(CompactString) == 16);
+
+std::string Text(const CompactString& s) { return s.str(); }
+
+TEST(CompactString, EveryTextReadsBackAsItWasGivenInEitherForm) {
+  const size_t pooled = CompactString::PooledCount();
+  const std::vector<std::string> texts = {
+      "",
+      "56e59f65-537b-414e-985f-c06504bf1dd6",  // canonical, RFC 4122 variant: 16 bytes
+      "00000000-0000-4000-8000-000000000000",
+      "ffffffff-ffff-ffff-bfff-ffffffffffff",
+      "56E59F65-537B-414E-985F-C06504BF1DD6",  // upper case: not canonical, pooled as given
+      "56e59f65-537b-414e-c85f-c06504bf1dd6",  // another variant
+      "56e59f65-537b-414e-785f-c06504bf1dd6",
+      "56e59f65-537b-414e-985f-c06504bf1dd",   // one short
+      "56e59f65-537b-414e-985f-c06504bf1dd6 ",  // one long
+      "56e59f65+537b-414e-985f-c06504bf1dd6",
+      "56e59f65-537b-414e-985f-c06504bf1dg6",
+      "acc_alice",
+      "partnerships@northwindreach.com",
+      std::string("nul\0inside", 10),
+      std::string(5000, 'x'),
+  };
+  for (const auto& t : texts) {
+    const CompactString s(t);
+    EXPECT_EQ(Text(s), t);
+    EXPECT_EQ(s.size(), t.size()) << t;
+    EXPECT_EQ(s.empty(), t.empty()) << t;
+    EXPECT_TRUE(s == t) << t;
+    EXPECT_EQ(s.Hash(), std::hash<std::string_view>{}(t)) << t;
+    EXPECT_EQ(json(s), json(t)) << t;
+    EXPECT_EQ(json(t).get<CompactString>(), s) << t;
+    for (const auto& other : texts) EXPECT_EQ(CompactString(other) == s, other == t) << t << " vs " << other;
+    for (const auto& other : texts) EXPECT_EQ(CompactString(other) < s, other < t) << t << " vs " << other;
+  }
+  EXPECT_EQ(CompactString::PooledCount(), pooled) << "a text outlived every value holding it";
+}
+
+TEST(CompactString, RandomUuidsAreHeldInTheirSixteenBytes) {
+  std::mt19937_64 rng(7);
+  const size_t pooled = CompactString::PooledCount();
+  for (int i = 0; i < 2000; ++i) {
+    const std::uint64_t hi = rng(), lo = (rng() & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;
+    const CompactString a = CompactString::FromUuid(hi, lo);
+    const std::string text = a.str();
+    ASSERT_EQ(text.size(), 36u);
+    const CompactString b(text);
+    EXPECT_EQ(a, b) << text;
+    EXPECT_EQ(CompactString::PooledCount(), pooled) << text << " was pooled, not held in 16 bytes";
+  }
+}
+
+TEST(CompactString, APooledTextIsSharedAndFreedWithItsLastHolder) {
+  const size_t pooled = CompactString::PooledCount();
+  {
+    CompactString a("team@northwindreach.com");
+    EXPECT_EQ(CompactString::PooledCount(), pooled + 1);
+    std::vector<CompactString> copies(1000, a);
+    CompactString b(std::string("team@northwindreach.com"));
+    EXPECT_EQ(CompactString::PooledCount(), pooled + 1) << "the same text pooled twice";
+    EXPECT_EQ(a, b);
+    CompactString moved = std::move(b);
+    EXPECT_TRUE(b.empty());  // NOLINT: a moved-from value is empty
+    a = CompactString("other text");
+    EXPECT_EQ(CompactString::PooledCount(), pooled + 2);
+    copies.clear();
+    EXPECT_EQ(CompactString::PooledCount(), pooled + 2) << "freed while `moved` still holds it";
+    moved = a;
+    EXPECT_EQ(CompactString::PooledCount(), pooled + 1) << "not freed with its last holder";
+    EXPECT_EQ(Text(moved), "other text");
+  }
+  EXPECT_EQ(CompactString::PooledCount(), pooled);
+}
+
+// Values of a few texts made, copied and dropped on several threads at once, each text repeatedly
+// reaching its last holder while another thread pools it afresh: every value reads its text, and
+// the pool ends as it began (under the sanitizers, a double free or a use after free fails here).
+TEST(CompactString, ThreadsPoolingAndDroppingTheSameTextsAgree) {
+  const size_t pooled = CompactString::PooledCount();
+  const std::vector<std::string> texts = {"ws_northwind", "mbx_nw_01_01", "acc_alice", "MONTHLY"};
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937 rng(t);
+      std::vector<CompactString> held;
+      for (int i = 0; i < 20000; ++i) {
+        const std::string& text = texts[rng() % texts.size()];
+        switch (rng() % 3) {
+          case 0: held.emplace_back(text); break;
+          case 1:
+            if (!held.empty()) held.push_back(held[rng() % held.size()]);
+            break;
+          default:
+            if (!held.empty()) held.erase(held.begin() + static_cast<std::ptrdiff_t>(rng() % held.size()));
+        }
+        if (held.size() > 8) held.clear();
+        for (const auto& h : held)
+          if (std::find(texts.begin(), texts.end(), h.str()) == texts.end()) ++wrong;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(CompactString::PooledCount(), pooled);
+}
+
+TEST(CompactString, ConcatenatesAndConvertsAsAStringWould) {
+  const CompactString id("56e59f65-537b-414e-985f-c06504bf1dd6");
+  EXPECT_EQ("cart " + id, "cart 56e59f65-537b-414e-985f-c06504bf1dd6");
+  EXPECT_EQ(std::string("cart ") + id + "!", "cart 56e59f65-537b-414e-985f-c06504bf1dd6!");
+  const std::string as_string = id;
+  EXPECT_EQ(as_string, "56e59f65-537b-414e-985f-c06504bf1dd6");
+  // A value that is not a string is refused as a std::string member is (state loads quote it).
+  auto refusal = [](auto read) -> std::string {
+    try {
+      read();
+    } catch (const json::type_error& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(refusal([] { (void)json(5).get<CompactString>(); }), refusal([] { (void)json(5).get<std::string>(); }));
+  EXPECT_NE(refusal([] { (void)json(5).get<CompactString>(); }), "accepted");
+}
+
+}  // namespace
+}  // namespace emsim::core
