@@ -25,8 +25,18 @@ DomainListView ListDomains(const State& s, const Caller& caller, const std::stri
     return view;
   }
   std::vector<const Domain*> matching;
-  for (const Domain& d : s.domains)  // table order = creation order; contiguous, no id lookups
-    if (d.workspaceId == caller.workspaceId && ContainsFolded(d.domain, needle)) matching.push_back(&d);
+  auto check = [&](const Domain& d) {
+    if (ContainsFolded(d.domain, needle)) matching.push_back(&d);
+  };
+  auto check_id = [&](const std::string& id) {
+    if (const Domain* d = s.domains.Find(id)) check(*d);
+  };
+  // The index's candidates (model/mailbox_search.hpp), in the workspace's order; a needle too
+  // short for it, or one most domains may match, reads the rows in table order (the creation
+  // order of the index too), contiguously.
+  if (!s.domainSearch.ForEachCandidate(s, caller.workspaceId, needle, check_id))
+    for (const Domain& d : s.domains)
+      if (d.workspaceId == caller.workspaceId) check(d);
   view.page = Paginate(static_cast<std::int64_t>(matching.size()), page);
   view.domains.assign(matching.begin() + view.page.begin, matching.begin() + view.page.end);
   return view;

@@ -418,6 +418,7 @@ void State::RebuildIndexes() {
   mailboxesByWorkspace.clear();
   activeMailboxesByWorkspace.clear();
   mailboxSearch.Clear();
+  domainSearch.Clear();
   for (const auto& m : mailboxes) {
     mailboxesByDomain[m.domainId].push_back(m.id);
     mailboxesByName[MailboxNameKey(m.domainId, m.username)].push_back(m.id);
@@ -458,6 +459,7 @@ void State::RemoveDomain(const std::string& domain_id) {
   if (!d) return;
   auto& ids = domainsByWorkspace[d->workspaceId];
   std::erase(ids, domain_id);
+  domainSearch.Forget(d->workspaceId);  // the positions after it moved
   UnindexDomainName(d->domain);
   mailboxesByDomain.erase(domain_id);
   domains.Erase(domain_id);
@@ -554,6 +556,7 @@ std::string IndexProblems(const State& s) {
   if (!same_counts(s.activeMailboxesByWorkspace, fresh.activeMailboxesByWorkspace)) out += "activeMailboxesByWorkspace; ";
   if (!same_lists(s.webhookEndpointsByPath, fresh.webhookEndpointsByPath)) out += "webhookEndpointsByPath; ";
   out += s.mailboxSearch.Problems(s);
+  out += s.domainSearch.Problems(s);
   return out.empty() ? out : "stale indexes: " + out;
 }
 

@@ -603,10 +603,12 @@ struct State {
   // mailboxes on one domain slowed from 2,800/s to 170/s by its 14,000th).
   std::unordered_map<std::string, std::vector<std::string>> mailboxesByName;
   std::unordered_map<std::string, std::int64_t> activeMailboxesByWorkspace;             // status ACTIVE
-  // The mailbox list's `contains` filter: trigrams of the workspaces searched (a cache, built by
-  // the searches themselves; model/mailbox_search.hpp). Writers that change a mailbox's address or
-  // name, or remove a workspace's mailboxes, forget its entry; a copy of the state starts empty.
-  MailboxSearch mailboxSearch;
+  // The mailbox and domain lists' `contains` filters: trigrams of the workspaces searched (caches,
+  // built by the searches themselves; model/mailbox_search.hpp). Writers that change a mailbox's
+  // address or name, or remove a workspace's mailboxes or domains, forget its entry; a copy of the
+  // state starts empty.
+  WorkspaceTextSearch mailboxSearch = MakeMailboxSearch();
+  WorkspaceTextSearch domainSearch = MakeDomainSearch();
   std::unordered_map<std::string, size_t> eventIndex;                                   // event id -> position in events
   // Endpoint URL path (no query) -> endpoint ids: a sink finds the endpoints that deliver to it
   // without parsing every endpoint's URL per request (8,000 receives x 1,000 endpoints).

@@ -218,6 +218,7 @@ void RemoveAccountData(State& s, const std::string& account_id) {
   for (const auto& d : read.domains)
     if (d.accountId == account_id) {
       s.domainsByWorkspace.erase(d.workspaceId);
+      s.domainSearch.Forget(d.workspaceId);
       s.UnindexDomainName(d.domain);
     }
   EraseOwned(s.domains, account_id);

@@ -272,6 +272,66 @@ TEST(StateIndexes, TheContainsSearchAnswersAsAScanThroughAddsAndRenames) {
   check_needles("after renames");
 }
 
+// The domain list's `contains` (Part 4.1) answered from the workspace's trigram index gives what a
+// scan of every domain gives, page by page, through domains added and removed after the first
+// searches (a removal moves the positions after it: the entry must be forgotten).
+TEST(StateIndexes, TheDomainContainsSearchAnswersAsAScanThroughAddsAndRemovals) {
+  fixture::GenerateOptions o;
+  o.mailboxes = 300;
+  o.accounts = 2;
+  o.mailboxesPerDomain = 1;  // a domain per mailbox: 150 in each workspace
+  model::State s = Generated(o);
+  const model::Caller caller{"acc_gen_00001", "ws_gen_00001"};
+  auto scan = [&](const std::string& needle) {
+    std::vector<std::string> ids;
+    const std::string lower = model::ToLower(needle);
+    for (const auto& d : s.domains)
+      if (d.workspaceId == caller.workspaceId && model::ContainsFolded(d.domain, lower)) ids.push_back(d.id);
+    return ids;
+  };
+  auto listed = [&](const std::string& needle) {
+    std::vector<std::string> ids;
+    for (std::int64_t page = 1;; ++page) {
+      auto view = model::ListDomains(s, caller, needle, page);
+      for (const auto* d : view.domains) ids.push_back(d->id);
+      if (view.page.nextPage == 0) break;
+    }
+    return ids;
+  };
+  std::mt19937 rng(11);
+  auto check_needles = [&](const char* when) {
+    std::vector<std::string> needles = {"", "e", "ex", "example.com", "EXAMPLE", "gen-00000", "0000012", "qqq",
+                                        "added-", "zz-added-3.test"};
+    for (int i = 0; i < 40; ++i) {
+      const auto& d = s.domains.rows()[rng() % s.domains.size()];
+      const size_t from = rng() % d.domain.size(), len = 1 + rng() % 10;
+      std::string piece = d.domain.substr(from, len);
+      if (i % 3 == 0) piece = model::ToUpper(piece);
+      needles.push_back(piece);
+    }
+    for (const auto& needle : needles) EXPECT_EQ(listed(needle), scan(needle)) << when << ": '" << needle << "'";
+    EXPECT_EQ(model::IndexProblems(s), "") << when;
+  };
+  check_needles("first searches");
+  EXPECT_EQ(s.domainSearch.Workspaces(), 1u);
+
+  const model::Domain& first = s.domains.rows()[0];
+  ASSERT_EQ(first.workspaceId, caller.workspaceId);
+  for (int i = 0; i < 6; ++i) {
+    model::Domain d = first;
+    d.id = "dom_added_" + std::to_string(i);
+    d.domain = "zz-added-" + std::to_string(i) + ".test";
+    s.AddDomain(std::move(d));
+  }
+  EXPECT_EQ(listed("zz-ADDED").size(), 6u);
+  check_needles("after adds");
+
+  s.RemoveDomain("dom_added_1");  // holds no mailbox
+  EXPECT_EQ(listed("zz-added-").size(), 5u);
+  EXPECT_EQ(listed("zz-added-5.test"), std::vector<std::string>{"dom_added_5"});
+  check_needles("after a removal");
+}
+
 TEST(FixtureGenerate, TheGenerateMappingAndTheExpandedYamlGiveTheSameState) {
   fixture::GenerateOptions o;
   o.mailboxes = 23;
