@@ -31,7 +31,7 @@ DomainListView ListDomains(const State& s, const Caller& caller, const std::stri
   auto check_id = [&](const std::string& id) {
     if (const Domain* d = s.domains.Find(id)) check(*d);
   };
-  // The index's candidates (model/mailbox_search.hpp), in the workspace's order; a needle too
+  // The index's candidates (model/text_search.hpp), in the workspace's order; a needle too
   // short for it, or one most domains may match, reads the rows in table order (the creation
   // order of the index too), contiguously.
   if (!s.domainSearch.ForEachCandidate(s, caller.workspaceId, needle, check_id))

@@ -54,7 +54,7 @@ MailboxListView ListMailboxes(const State& s, const Caller& caller, const std::s
       MailboxSearchTexts(s, m, address, name, domain);
       if (ContainsFolded(address, needle) || ContainsFolded(name, needle)) matching.push_back(&m);
     };
-    // The index's candidates (model/mailbox_search.hpp), in the workspace's order; a needle too
+    // The index's candidates (model/text_search.hpp), in the workspace's order; a needle too
     // short for it reads the rows in table order (the creation order of the index too),
     // contiguously: an id lookup per mailbox costs a cache miss each at 100k.
     auto check_id = [&](const std::string& id) {

@@ -38,30 +38,52 @@ Result<EmailSearchView> SearchEmails(const State& s, const Caller& caller, const
   const std::string from = ToLower(q.from), to = ToLower(q.to), subject = ToLower(q.subject);
   const std::string folder = ToLower(q.folder), label = ToLower(q.label), account = ToLower(q.account);
 
-  std::vector<const Email*> matching;
-  for (const auto& e : s.emails) {
-    if (e.workspaceId != caller.workspaceId) continue;
-    if (!account.empty() && ToLower(e.account) != account) continue;
-    if (!folder.empty() && ToLower(e.folderPath) != folder) continue;
-    if (!label.empty() && !AnyEquals(e.labels, label)) continue;
-    if (q.isRead && e.isRead != *q.isRead) continue;
-    if (q.isStarred && e.isStarred != *q.isStarred) continue;
-    if (q.hasAttachments && e.hasAttachments != *q.hasAttachments) continue;
-    if (q.after && e.date < *q.after) continue;
-    if (q.before && e.date >= *q.before) continue;
-    if (!subject.empty() && !ContainsFolded(e.subject, subject)) continue;
-    if (!from.empty() && !AnyAddressContains(e.from, from)) continue;
+  auto matches = [&](const Email& e) {
+    if (!account.empty() && ToLower(e.account) != account) return false;
+    if (!folder.empty() && ToLower(e.folderPath) != folder) return false;
+    if (!label.empty() && !AnyEquals(e.labels, label)) return false;
+    if (q.isRead && e.isRead != *q.isRead) return false;
+    if (q.isStarred && e.isStarred != *q.isStarred) return false;
+    if (q.hasAttachments && e.hasAttachments != *q.hasAttachments) return false;
+    if (q.after && e.date < *q.after) return false;
+    if (q.before && e.date >= *q.before) return false;
+    if (!subject.empty() && !ContainsFolded(e.subject, subject)) return false;
+    if (!from.empty() && !AnyAddressContains(e.from, from)) return false;
     if (!to.empty() && !AnyAddressContains(e.to, to) &&
         std::none_of(e.cc.begin(), e.cc.end(), [&](const std::string& c) { return ContainsFolded(c, to); }))
-      continue;
-    if (!std::all_of(terms.begin(), terms.end(), [&](const std::string& t) { return MatchesTerm(e, t); })) continue;
-    matching.push_back(&e);
-  }
-  // Newest first; stable so equal dates keep a fixed order (later-stored first after reverse).
-  std::reverse(matching.begin(), matching.end());
-  std::stable_sort(matching.begin(), matching.end(), [](const Email* a, const Email* b) { return a->date > b->date; });
-
+      return false;
+    return std::all_of(terms.begin(), terms.end(), [&](const std::string& t) { return MatchesTerm(e, t); });
+  };
+  const bool filtered = !account.empty() || !folder.empty() || !label.empty() || q.isRead || q.isStarred ||
+                        q.hasAttachments || q.after || q.before || !subject.empty() || !from.empty() || !to.empty() ||
+                        !terms.empty();
+  // The workspace's emails newest first (State::emailOrder: sorted once, not per search).
+  static const std::vector<std::string> kNone;
+  const std::vector<std::string>* in_order = s.emailOrder.NewestFirst(s, caller.workspaceId);
+  const std::vector<std::string>& ids = in_order ? *in_order : kNone;
   EmailSearchView view;
+  if (!filtered) {
+    view.page = Paginate(static_cast<std::int64_t>(ids.size()), q.page, q.limit);
+    for (auto i = view.page.begin; i < view.page.end; ++i)
+      if (const Email* e = s.emails.Find(ids[static_cast<size_t>(i)])) view.emails.push_back(e);
+    return view;
+  }
+  std::vector<const Email*> matching;
+  auto check_id = [&](const std::string& id) {
+    const Email* e = s.emails.Find(id);
+    if (e && matches(*e)) matching.push_back(e);
+  };
+  // Every text filter is a substring of a text the email index holds (subject, from and to are
+  // among a term's texts, and cc is indexed too): the longest gives candidates, in order, each
+  // checked against the whole query. Without one of three bytes or more, or with one most emails
+  // may match, every email of the workspace is checked, in order.
+  std::string_view needle;
+  for (const std::string* text : {&subject, &from, &to})
+    if (text->size() > needle.size()) needle = *text;
+  for (const std::string& t : terms)
+    if (t.size() > needle.size()) needle = t;
+  if (!s.emailSearch.ForEachCandidate(s, caller.workspaceId, needle, check_id))
+    for (const std::string& id : ids) check_id(id);
   view.page = Paginate(static_cast<std::int64_t>(matching.size()), q.page, q.limit);
   view.emails.assign(matching.begin() + view.page.begin, matching.begin() + view.page.end);
   return view;

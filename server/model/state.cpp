@@ -419,6 +419,7 @@ void State::RebuildIndexes() {
   activeMailboxesByWorkspace.clear();
   mailboxSearch.Clear();
   domainSearch.Clear();
+  ForgetEmailOrder();
   for (const auto& m : mailboxes) {
     mailboxesByDomain[m.domainId].push_back(m.id);
     mailboxesByName[MailboxNameKey(m.domainId, m.username)].push_back(m.id);
@@ -557,6 +558,8 @@ std::string IndexProblems(const State& s) {
   if (!same_lists(s.webhookEndpointsByPath, fresh.webhookEndpointsByPath)) out += "webhookEndpointsByPath; ";
   out += s.mailboxSearch.Problems(s);
   out += s.domainSearch.Problems(s);
+  out += s.emailOrder.Problems(s);
+  out += s.emailSearch.Problems(s);
   return out.empty() ? out : "stale indexes: " + out;
 }
 

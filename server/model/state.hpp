@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "model/ids.hpp"
-#include "model/mailbox_search.hpp"
+#include "model/text_search.hpp"
 #include "core/compact_string.hpp"
 #include "core/enum_names.hpp"
 #include "core/error.hpp"
@@ -604,11 +604,19 @@ struct State {
   std::unordered_map<std::string, std::vector<std::string>> mailboxesByName;
   std::unordered_map<std::string, std::int64_t> activeMailboxesByWorkspace;             // status ACTIVE
   // The mailbox and domain lists' `contains` filters: trigrams of the workspaces searched (caches,
-  // built by the searches themselves; model/mailbox_search.hpp). Writers that change a mailbox's
+  // built by the searches themselves; model/text_search.hpp). Writers that change a mailbox's
   // address or name, or remove a workspace's mailboxes or domains, forget its entry; a copy of the
   // state starts empty.
   WorkspaceTextSearch mailboxSearch = MakeMailboxSearch();
   WorkspaceTextSearch domainSearch = MakeDomainSearch();
+  // The mailbox search's order (Part 4.9: newest first) and its index over what a term matches,
+  // whose positions are in that order; what adds or removes emails clears both (ForgetEmailOrder).
+  EmailOrder emailOrder;
+  WorkspaceTextSearch emailSearch = MakeEmailSearch();
+  void ForgetEmailOrder() {
+    emailOrder.Clear();
+    emailSearch.Clear();
+  }
   std::unordered_map<std::string, size_t> eventIndex;                                   // event id -> position in events
   // Endpoint URL path (no query) -> endpoint ids: a sink finds the endpoints that deliver to it
   // without parsing every endpoint's URL per request (8,000 receives x 1,000 endpoints).

@@ -143,6 +143,7 @@ TenantInfo CloneTemplate(State& s, const State& fixture, const Account* tpl, con
         for (auto& a : c.cc) a = MapAddress(a, domain_names);
       },
       [&](Email c) { s.emails.Insert(std::move(c)); });
+  s.ForgetEmailOrder();
   return info;
 }
 
@@ -226,6 +227,7 @@ void RemoveAccountData(State& s, const std::string& account_id) {
   EraseOwned(s.placementCarts, account_id);
   EraseOwned(s.exports, account_id);
   EraseOwned(s.emails, account_id);
+  s.ForgetEmailOrder();
   EraseOwned(s.invoices, account_id);
   EraseOwned(s.checkouts, account_id);
   EraseOwned(s.subscriptions, account_id);

@@ -195,7 +195,7 @@ TEST(StateIndexes, ListsMatchAFullScan) {
   EXPECT_EQ(ws[0].mailboxCount, 69);
 }
 
-// The `contains` filter answers from the trigram index (model/mailbox_search.hpp) what a scan of
+// The `contains` filter answers from the trigram index (model/text_search.hpp) what a scan of
 // every mailbox of the workspace answers, in the same order, for needles of every length and case,
 // through mailboxes added, renamed and given new names after the workspace was first searched.
 TEST(StateIndexes, TheContainsSearchAnswersAsAScanThroughAddsAndRenames) {

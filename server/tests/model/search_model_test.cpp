@@ -2,6 +2,11 @@
 // and paging.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <sstream>
+
+#include "core/text.hpp"
 #include "model/search.hpp"
 
 namespace emsim::model {
@@ -170,6 +175,105 @@ TEST(SearchEmails, LimitAndPage) {
   EXPECT_EQ(Find(s, q), (Ids{"e1"}));
   q.page = 3;
   EXPECT_TRUE(Find(s, q).empty());
+}
+
+// A workspace large enough for the index (State::emailSearch) and the order cache
+// (State::emailOrder) to answer: every query, page by page, lists what a scan of every email
+// sorted newest first lists, before and after emails are added and removed (a tenant's creation
+// and deletion, which clear both).
+TEST(SearchEmails, TheIndexAndTheOrderAnswerAsAScanSortedNewestFirst) {
+  std::mt19937 rng(5);
+  const std::vector<std::string> words = {"pipeline", "review", "invoice", "Quarterly", "delivery", "failure",
+                                          "Tuesday", "numbers", "okafor", "cedarline", "jane", "meeting"};
+  auto word = [&] { return words[rng() % words.size()]; };
+  State s;
+  int next = 0;
+  auto add = [&](const std::string& ws) {
+    Email e;
+    e.id = "eml_" + std::to_string(next++);
+    e.accountId = "acc_a";
+    e.workspaceId = ws;
+    e.account = "jane@a.com";
+    e.subject = word() + " " + word() + " ref-" + std::to_string(next);  // rare needles: the index answers
+    e.snippet = word() + " " + word() + " " + word();
+    e.date = At("2025-12-01T00:00:00.000Z") + static_cast<Millis>(rng() % 50) * kSecond;  // many equal dates
+    e.from = {{word() + " Person", word() + "@from.example"}};
+    e.to = {{"Recipient " + word(), word() + "@to.example"}};
+    if (rng() % 3 == 0) e.cc = {word() + "@cc.example"};
+    e.isRead = rng() % 2;
+    s.emails.Insert(e);
+  };
+  for (int i = 0; i < 600; ++i) add(i % 5 == 0 ? "ws_other" : "ws_a");
+
+  auto scan = [&](const EmailQuery& q) {
+    std::vector<const Email*> rows;
+    auto has = [](const std::string& text, const std::string& needle) { return ContainsFolded(text, ToLower(needle)); };
+    auto any = [&](const std::vector<Address>& list, const std::string& needle) {
+      return std::any_of(list.begin(), list.end(), [&](const Address& a) { return has(a.address, needle) || has(a.name, needle); });
+    };
+    for (const Email& e : s.emails) {
+      if (e.workspaceId != kSearcher.workspaceId) continue;
+      if (q.isRead && e.isRead != *q.isRead) continue;
+      if (!q.subject.empty() && !has(e.subject, q.subject)) continue;
+      if (!q.from.empty() && !any(e.from, q.from)) continue;
+      if (!q.to.empty() && !any(e.to, q.to) &&
+          std::none_of(e.cc.begin(), e.cc.end(), [&](const std::string& c) { return has(c, q.to); }))
+        continue;
+      std::istringstream terms(q.q);
+      bool all = true;
+      for (std::string t; terms >> t;)
+        all = all && (has(e.subject, t) || has(e.snippet, t) || any(e.from, t) || any(e.to, t));
+      if (all) rows.push_back(&e);
+    }
+    std::vector<const Email*> sorted(rows.rbegin(), rows.rend());
+    std::stable_sort(sorted.begin(), sorted.end(), [](const Email* a, const Email* b) { return a->date > b->date; });
+    Ids ids;
+    for (const Email* e : sorted) ids.push_back(e->id);
+    return ids;
+  };
+  auto listed = [&](EmailQuery q) {
+    Ids ids;
+    q.limit = 7;
+    for (q.page = 1;; ++q.page) {
+      auto r = SearchEmails(s, kSearcher, q);
+      EXPECT_TRUE(r.ok());
+      if (!r.ok()) break;
+      for (const Email* e : r->emails) ids.push_back(e->id);
+      if (r->page.nextPage == 0) break;
+    }
+    return ids;
+  };
+  auto check = [&](const char* when) {
+    std::vector<EmailQuery> queries(1);  // no filter
+    for (int i = 0; i < 60; ++i) {
+      EmailQuery q;
+      const std::string w = word();
+      const std::string piece = w.substr(rng() % w.size(), 1 + rng() % 6);
+      switch (i % 6) {
+        case 0: q.q = i % 12 == 0 ? "ref-" + std::to_string(rng() % 60) : piece; break;
+        case 1: q.q = word() + " " + ToUpper(piece); break;
+        case 2: q.subject = i % 12 == 2 ? "REF-2" + std::to_string(rng() % 10) : piece; break;
+        case 3: q.from = piece; break;
+        case 4: q.to = i % 12 == 4 ? "cc.example" : piece; break;
+        default: q.q = piece; q.isRead = true;
+      }
+      queries.push_back(q);
+    }
+    EmailQuery nothing;
+    nothing.q = "zzzzqqq";
+    queries.push_back(nothing);
+    for (const auto& q : queries)
+      EXPECT_EQ(listed(q), scan(q)) << when << ": q='" << q.q << "' subject='" << q.subject << "' from='" << q.from
+                                    << "' to='" << q.to << "'";
+    EXPECT_EQ(IndexProblems(s), "") << when;
+  };
+  check("first searches");
+  for (int i = 0; i < 50; ++i) add("ws_a");
+  s.ForgetEmailOrder();  // as a tenant's creation does
+  check("after adds");
+  s.emails.EraseAll({"eml_1", "eml_2", "eml_3", "eml_602"});
+  s.ForgetEmailOrder();  // as a tenant's deletion does
+  check("after removals");
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "model/mailbox_search.hpp"
+#include "model/text_search.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -144,6 +144,60 @@ WorkspaceTextSearch MakeDomainSearch() {
       [](const State& s, const std::string& id, const std::function<void(std::string_view)>& add) {
         if (const Domain* d = s.domains.Find(id)) add(d->domain);
       });
+}
+
+WorkspaceTextSearch MakeEmailSearch() {
+  return WorkspaceTextSearch(
+      "emailSearch", [](const State& s, const std::string& w) { return s.emailOrder.NewestFirst(s, w); },
+      [](const State& s, const std::string& id, const std::function<void(std::string_view)>& add) {
+        const Email* e = s.emails.Find(id);
+        if (!e) return;
+        add(e->subject);
+        add(e->snippet);
+        for (const auto* list : {&e->from, &e->to})
+          for (const Address& a : *list) {
+            add(a.address);
+            add(a.name);
+          }
+        for (const std::string& c : e->cc) add(c);
+      });
+}
+
+std::unordered_map<std::string, std::vector<std::string>> EmailOrder::Build(const State& s) {
+  std::unordered_map<std::string, std::vector<const Email*>> rows;
+  for (const Email& e : s.emails) rows[e.workspaceId].push_back(&e);
+  std::unordered_map<std::string, std::vector<std::string>> out;
+  for (auto& [workspace_id, list] : rows) {
+    // Newest first; stable so equal dates keep a fixed order (later-stored first after reverse).
+    std::reverse(list.begin(), list.end());
+    std::stable_sort(list.begin(), list.end(), [](const Email* a, const Email* b) { return a->date > b->date; });
+    auto& ids = out[workspace_id];
+    ids.reserve(list.size());
+    for (const Email* e : list) ids.push_back(e->id);
+  }
+  return out;
+}
+
+const std::vector<std::string>* EmailOrder::NewestFirst(const State& s, const std::string& workspace_id) const {
+  std::lock_guard lock(mu_);
+  if (!built_) {
+    byWorkspace_ = Build(s);
+    built_ = true;
+  }
+  auto it = byWorkspace_.find(workspace_id);
+  return it == byWorkspace_.end() ? nullptr : &it->second;
+}
+
+void EmailOrder::Clear() {
+  std::lock_guard lock(mu_);
+  byWorkspace_.clear();
+  built_ = false;
+}
+
+std::string EmailOrder::Problems(const State& s) const {
+  std::lock_guard lock(mu_);
+  if (!built_) return "";
+  return Build(s) == byWorkspace_ ? "" : "emailOrder; ";
 }
 
 }  // namespace emsim::model

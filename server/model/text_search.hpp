@@ -84,9 +84,39 @@ class WorkspaceTextSearch {
   mutable std::unordered_map<std::string, Entry> entries_;
 };
 
-// The two searches the State keeps (model/state.hpp): mailboxes by address and name, domains by
-// name.
+// The emails of each workspace in the order the mailbox search (Part 4.9) lists them: newest first,
+// equal dates the later-stored first. A cache as the searches are: built for every workspace by
+// one pass over the emails when first asked, the sort done once instead of per search (a search
+// with no filter read and sorted every email: 6.3 ms at 100k). Emails are never changed once
+// stored; what adds or removes any (a tenant's creation or deletion) clears it, and the email
+// search with it (State::ForgetEmailOrder), whose positions are in these lists.
+class EmailOrder {
+ public:
+  EmailOrder() = default;
+  EmailOrder(const EmailOrder&) {}
+  EmailOrder& operator=(const EmailOrder&) {
+    Clear();
+    return *this;
+  }
+  // The workspace's email ids, newest first; nullptr when it holds no email. Valid until Clear
+  // (a writer's, under the store's write lock: never during a search).
+  const std::vector<std::string>* NewestFirst(const State& s, const std::string& workspace_id) const;
+  void Clear();
+  // "" when the cache is what a fresh build gives.
+  std::string Problems(const State& s) const;
+
+ private:
+  static std::unordered_map<std::string, std::vector<std::string>> Build(const State& s);
+  mutable std::mutex mu_;
+  mutable bool built_ = false;
+  mutable std::unordered_map<std::string, std::vector<std::string>> byWorkspace_;
+};
+
+// The three searches the State keeps (model/state.hpp): mailboxes by address and name, domains by
+// name, emails by what a search term is matched against (subject, snippet, senders' and
+// recipients' names and addresses, cc), in EmailOrder's order.
 WorkspaceTextSearch MakeMailboxSearch();
 WorkspaceTextSearch MakeDomainSearch();
+WorkspaceTextSearch MakeEmailSearch();
 
 }  // namespace emsim::model
