@@ -14,7 +14,7 @@
 # peak over its steady VmRSS), `emsim serve --state FILE` (time to ready, steady VmRSS, peak) and
 # PUT /_sim/state of the same file; then a generated fixture of BENCH_FIXTURE_MAILBOXES (default
 # 4,500,000: ~10 M records with their emails and domains): time to ready, VmRSS, peak, and the
-# mailbox list's first page and `contains` search at that size.
+# lists and searches (mailboxes, domains, emails) at that size against the same on a 1k fixture.
 # Peaks are VmHWM after resetting it (/proc/PID/clear_refs); where that is not allowed, "n/a".
 # Nothing is asserted. Usage: bash bench/scale.sh [BUILD_DIR]; BENCH_ROUND (default 8s);
 # BENCH_OUT=FILE appends the section.
@@ -188,34 +188,59 @@ row("load that dump into a running emsim (PUT /_sim/state)", f"{took:.1f} s; VmR
 target.terminate(); target.wait()
 
 # ---- a generated fixture ---------------------------------------------------------------------------------
+# The lists and searches at BENCH_FIXTURE_MAILBOXES, each against the same query on a 1k fixture
+# (best of 5, sequential; the first search of a workspace, which builds its index, timed alone).
+searches = [
+    ("mailbox list, page 1", "/v1/mailbox/list"),
+    ("mailbox `contains`, selective (`gen-0000123`)", "/v1/mailbox/list?contains=gen-0000123"),
+    ("mailbox `contains`, none found (`zz9`)", "/v1/mailbox/list?contains=zz9"),
+    ("domain list, page 1", "/v1/domain/list"),
+    ("domain `contains`, selective (`gen-0000123`)", "/v1/domain/list?contains=gen-0000123"),
+    ("email search, no filter", "/v2/onebox/search-emails"),
+    ("email search, selective term (`contact42@`)", "/v2/onebox/search-emails?q=contact42@"),
+]
+def fixture_run(n, big):
+    with open(f"{work}/gen-{n}.yaml", "w") as f:
+        subprocess.run([f"{build}/emsim", "fixtures", "generate", "--mailboxes", str(n)], stdout=f, check=True, env=env)
+    gen, gport, ready = emsim(f"gen-{n}", "--fixtures", f"{work}/gen-{n}.yaml")
+    time.sleep(1)
+    steady, hwm = status(gen.pid, "VmRSS"), status(gen.pid, "VmHWM")
+    def timed(p, tries=5):
+        best = None
+        for _ in range(tries):
+            t0 = time.monotonic()
+            c = http.client.HTTPConnection("127.0.0.1", gport, timeout=600)
+            c.request("GET", p, headers={"x-auth-service": "emsim_gen_00001"})
+            r = c.getresponse(); r.read()
+            if r.status != 200: raise SystemExit(f"GET {p}: {r.status}")
+            took = time.monotonic() - t0
+            best = took if best is None else min(best, took)
+        return best
+    firsts = {"mailbox": timed("/v1/mailbox/list?contains=zz9", 1), "domain": timed("/v1/domain/list?contains=zz9", 1),
+              "email": timed("/v2/onebox/search-emails?q=zz9", 1)}
+    out = {what: timed(p) for what, p in searches}
+    if big:
+        records = n * 2 + n // 5  # a mailbox, its email, a domain per 5 (the generator's defaults)
+        row(f"fixture load, {n:,} generated mailboxes (~{records / 1e6:.1f} M records)",
+            f"{ready:.1f} s to ready; VmRSS {gib(steady)}, peak {gib(hwm)} ({hwm / steady:.2f}×)", "peak ≤ 2× steady")
+        out["every mailbox (`example`: a scan; its answer counts them all)"] = timed("/v1/mailbox/list?contains=example", 2)
+        out["firsts"] = firsts
+        out["rss"] = status(gen.pid, "VmRSS")
+    gen.terminate(); gen.wait()
+    return out
 mailboxes = int(os.environ.get("BENCH_FIXTURE_MAILBOXES", "4500000"))
-with open(f"{work}/gen.yaml", "w") as f:
-    subprocess.run([f"{build}/emsim", "fixtures", "generate", "--mailboxes", str(mailboxes)], stdout=f, check=True, env=env)
-gen, gport, ready = emsim("gen", "--fixtures", f"{work}/gen.yaml")
-time.sleep(1)
-steady, hwm = status(gen.pid, "VmRSS"), status(gen.pid, "VmHWM")
-records = mailboxes * 2 + mailboxes // 5  # a mailbox, its email, a domain per 5 (the generator's defaults)
-def timed(p, n=5):
-    best = None
-    for _ in range(n):
-        t0 = time.monotonic()
-        c = http.client.HTTPConnection("127.0.0.1", gport, timeout=600)
-        c.request("GET", p, headers={"x-auth-service": "emsim_gen_00001"})
-        r = c.getresponse(); r.read()
-        if r.status != 200: raise SystemExit(f"GET {p}: {r.status}")
-        took = time.monotonic() - t0
-        best = took if best is None else min(best, took)
-    return best
-row(f"fixture load, {mailboxes:,} generated mailboxes (~{records / 1e6:.1f} M records)",
-    f"{ready:.1f} s to ready; VmRSS {gib(steady)}, peak {gib(hwm)} ({hwm / steady:.2f}×)", "peak ≤ 2× steady")
-first = timed('/v1/mailbox/list?contains=zz9', 1)
-row(f"mailbox list at {mailboxes:,} mailboxes (best of 5)",
-    f"page 1 {1e3 * timed('/v1/mailbox/list'):.2f} ms; contains, selective (`gen-0000123`, 5 found) "
-    f"{1e3 * timed('/v1/mailbox/list?contains=gen-0000123'):.2f} ms, none found (`zz9`) {1e3 * timed('/v1/mailbox/list?contains=zz9'):.2f} ms, "
-    f"every mailbox (`example`: a scan) {1e3 * timed('/v1/mailbox/list?contains=example', 2):.0f} ms; the first search "
-    f"(builds the workspace's index) {first:.1f} s; VmRSS then {gib(status(gen.pid, 'VmRSS'))}",
-    "within 2× of 1k")
-gen.terminate(); gen.wait()
+small_run = fixture_run(1000, False)
+big_run = fixture_run(mailboxes, True)
+cells = []
+for what, _ in searches:
+    a, b = small_run[what], big_run[what]
+    cells.append(f"{what}: {1e3 * b:.2f} ms vs {1e3 * a:.2f} ms ({b / a:.1f}×)")
+scan = "every mailbox (`example`: a scan; its answer counts them all)"
+cells.append(f"{scan}: {1e3 * big_run[scan]:.0f} ms")
+f = big_run["firsts"]
+cells.append(f"the first search of the workspace (builds its index): mailboxes {f['mailbox']:.1f} s, domains "
+             f"{f['domain']:.1f} s, emails {f['email']:.1f} s; VmRSS then {gib(big_run['rss'])}")
+row(f"lists and searches at {mailboxes:,} mailboxes vs 1k (best of 5)", "; ".join(cells), "within 2× of 1k")
 
 print(f"## Scale (bench/scale.sh), {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}\n")
 rev = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip() or "?"

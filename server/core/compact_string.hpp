@@ -26,6 +26,9 @@
 
 namespace emsim::core {
 
+// Writes a UUID's text (8-4-4-4-12 lower-case hex, 36 characters) from its two halves.
+void WriteUuid(std::uint64_t hi, std::uint64_t lo, char* out36) noexcept;
+
 class CompactString {
  public:
   struct Entry;  // a pooled text (compact_string.cpp)

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/compact_string.hpp"
 #include "core/json.hpp"
 #include "core/time.hpp"
 
@@ -128,6 +129,10 @@ class JsonOut {
   }
   JsonOut& String(const std::string& s) { return String(std::string_view(s)); }
   JsonOut& String(const char* s) { return String(std::string_view(s)); }
+  JsonOut& String(const CompactString& s) {
+    CompactString::Buffer buf;
+    return String(s.View(buf));
+  }
   JsonOut& String(const std::optional<std::string>& s) { return s ? String(std::string_view(*s)) : Null(); }
   // Any nlohmann value (a record built as a document, a nested payload) written in place. If it
   // throws (invalid UTF-8), the text written so far is incomplete: drop the writer.

@@ -1,25 +1,14 @@
 #include "model/ids.hpp"
 
+#include "core/compact_string.hpp"
 #include "core/hash.hpp"
 
 namespace emsim::model {
 namespace {
 
-// 8-4-4-4-12 lower-case hex. Written by hand: snprintf cost ~3k instructions per id, and a
-// purchase draws several ids under the store's write lock.
 std::string FormatUuid(std::uint64_t hi, std::uint64_t lo) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out(36, '-');
-  char* p = out.data();
-  auto put = [&p](std::uint64_t v, int digits) {
-    for (int i = digits - 1; i >= 0; --i) p[i] = kHex[(v >> (4 * (digits - 1 - i))) & 0xf];
-    p += digits + 1;  // the digits and the dash after them
-  };
-  put(hi >> 32, 8);
-  put((hi >> 16) & 0xffff, 4);
-  put(hi & 0xffff, 4);
-  put(lo >> 48, 4);
-  put(lo & 0xffffffffffffULL, 12);
+  std::string out(core::CompactString::kUuidChars, '-');
+  core::WriteUuid(hi, lo, out.data());
   return out;
 }
 
@@ -34,12 +23,14 @@ std::uint64_t SplitMix64(std::uint64_t x) {
 
 std::uint64_t IdGenerator::Next64() { return SplitMix64(seed_ * 0x100000001b3ULL ^ SplitMix64(++counter_)); }
 
-std::string IdGenerator::Uuid4() {
+core::CompactString IdGenerator::CompactUuid4() {
   std::uint64_t hi = Next64(), lo = Next64();
   hi = (hi & ~0xf000ULL) | 0x4000ULL;                           // version 4
   lo = (lo & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;    // RFC 4122 variant
-  return FormatUuid(hi, lo);
+  return core::CompactString::FromUuid(hi, lo);
 }
+
+std::string IdGenerator::Uuid4() { return CompactUuid4().str(); }
 
 std::string IdGenerator::UuidV7(Millis unix_ms) {
   std::uint64_t rand_a = Next64(), lo = Next64();

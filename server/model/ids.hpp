@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/compact_string.hpp"
 #include "core/time.hpp"
 
 namespace emsim::model {
@@ -16,6 +17,7 @@ class IdGenerator {
   explicit IdGenerator(std::uint64_t seed) : seed_(seed) {}
 
   std::string Uuid4();                       // RFC 4122 version 4 layout
+  core::CompactString CompactUuid4();        // the same id, never written as text
   std::string UuidV7(Millis unix_ms);        // RFC 9562 version 7: time-ordered
   std::string Token(size_t hex_chars);       // random hex, e.g. webhook secrets
   std::uint64_t Next64();

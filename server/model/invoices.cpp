@@ -7,7 +7,7 @@ namespace emsim::model {
 
 Invoice& IssueInvoice(State& s, InvoiceInput in, Millis now) {
   Invoice inv;
-  inv.id = s.ids.Uuid4();
+  inv.id = s.ids.CompactUuid4();
   inv.accountId = std::move(in.accountId);
   inv.description = std::move(in.description);
   inv.amountCents = in.amountCents;

@@ -167,7 +167,7 @@ Result<PlacementReceipt> PurchasePlacementTests(State& s, const Caller& caller, 
   r.invoiceStatus = invoice->status;
   r.currency = invoice->currency;
   // Ids are drawn only now: a refused purchase leaves even the id sequence as it was.
-  cart.id = s.ids.Uuid4();
+  cart.id = s.ids.CompactUuid4();
   if (cart.walletUsed) s.walletMovements.back().reference = cart.id;  // the debit above, now named
   cart.invoiceId = invoice->id;
   const bool paid = cart.status == CartStatus::kPaid;
@@ -179,9 +179,9 @@ Result<PlacementReceipt> PurchasePlacementTests(State& s, const Caller& caller, 
   cart.orderIds.reserve(mailboxes.size());
   for (const Mailbox* m : mailboxes) {
     PlacementTest t;
-    t.id = s.ids.Uuid4();
-    t.accountId = caller.accountId;
-    t.workspaceId = caller.workspaceId;
+    t.id = s.ids.CompactUuid4();
+    t.accountId = cart.accountId;  // copies of the cart's: no lookup of the text in the pool
+    t.workspaceId = cart.workspaceId;
     t.cartOrderId = cart.id;
     t.mailboxId = m->id;
     t.mailboxEmail = MailboxAddress(s, *m);

@@ -34,14 +34,17 @@ struct PlacementRequest {
 // after the store's lock is released. These fields only: copying the whole cart, invoice and
 // orders was a visible share of the purchase under the write lock.
 struct PlacementReceipt {
+  // CompactStrings as in the records: a copy is two words (and a count), not an allocation.
   struct Order {
-    std::string id, mailboxEmail;
+    CompactString id, mailboxEmail;
     PlacementTestStatus status = PlacementTestStatus::kPending;
   };
-  std::string cartOrderId, testName, placementType;
+  CompactString cartOrderId;
+  std::string testName;
+  CompactString placementType;
   bool checkoutSession = false, walletUsed = false;
   Cents totalCostCents = 0;
-  std::string invoiceId, currency;
+  CompactString invoiceId, currency;
   InvoiceStatus invoiceStatus = InvoiceStatus::kOpen;
   std::vector<Order> orders;
   Cents walletBefore = 0, walletAfter = 0;

@@ -141,6 +141,12 @@ struct DnsShieldSubscription {
 
 // An invoice emsim issues for a charge: placement tests (Part 4.7 `invoice`) and DNS shield
 // upgrades (Part 4.8 `invoiceUrl`). Readable at GET /_sim/invoices/<id>, the invoiceUrl.
+// "USD", made once: each invoice copies it instead of looking the text up in the pool.
+inline const CompactString& UsdCurrency() {
+  static const CompactString usd("USD");
+  return usd;
+}
+
 // The records a placement purchase adds (an invoice, a cart, a test per mailbox) keep their ids and
 // repeated values as CompactString (16 bytes; core/compact_string.hpp): a soak of purchases keeps
 // millions of them.
@@ -148,7 +154,7 @@ struct Invoice {
   CompactString id, accountId;
   std::string description;
   Cents amountCents = 0;
-  CompactString currency = "USD";
+  CompactString currency = UsdCurrency();
   InvoiceStatus status = InvoiceStatus::kOpen;
   PaidWith paidWith = PaidWith::kUnpaid;
   Millis createdAt = 0;

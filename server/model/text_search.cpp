@@ -1,7 +1,7 @@
 #include "model/text_search.hpp"
 
 #include <algorithm>
-#include <cctype>
+#include <iterator>
 #include <map>
 
 #include "model/state.hpp"
@@ -17,27 +17,30 @@ void MailboxSearchTexts(const State& s, const Mailbox& m, std::string& address, 
 
 namespace {
 
-// Three bytes of `text` from `i`, lower-cased as ContainsFolded compares (core/text.hpp).
+// Three bytes of `text` from `i`, lower-cased as ContainsFolded compares (core/text.hpp:
+// std::tolower in the C locale, which emsim never changes: ASCII letters only).
 std::uint32_t Trigram(std::string_view text, size_t i) {
-  auto lower = [](char c) { return static_cast<std::uint32_t>(std::tolower(static_cast<unsigned char>(c))); };
+  auto lower = [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return static_cast<std::uint32_t>(u >= 'A' && u <= 'Z' ? u + ('a' - 'A') : u);
+  };
   return lower(text[i]) << 16 | lower(text[i + 1]) << 8 | lower(text[i + 2]);
-}
-
-// Adds position `at` to the list of each trigram of `text`, once per position.
-void AddTrigrams(std::unordered_map<std::uint32_t, std::vector<std::uint32_t>>& postings, std::string_view text,
-                 std::uint32_t at) {
-  for (size_t i = 0; i + 3 <= text.size(); ++i) {
-    auto& list = postings[Trigram(text, i)];
-    if (list.empty() || list.back() != at) list.push_back(at);
-  }
 }
 
 }  // namespace
 
 void WorkspaceTextSearch::IndexUpTo(const State& s, const std::vector<std::string>& ids, Entry& e,
                                     size_t upto) const {
+  // Each trigram's list gets a record's position once (positions only grow: lists stay in order).
+  // Per byte, not sorted and deduplicated per record first: the sort cost more than the lookups
+  // it saved (an email's ~200 trigrams: 1 M emails indexed in 3.7 s against 6.1 s).
   std::uint32_t at = 0;
-  const std::function<void(std::string_view)> add = [&](std::string_view text) { AddTrigrams(e.postings, text, at); };
+  const std::function<void(std::string_view)> add = [&](std::string_view text) {
+    for (size_t i = 0; i + 3 <= text.size(); ++i) {
+      auto& list = e.postings[Trigram(text, i)];
+      if (list.empty() || list.back() != at) list.push_back(at);
+    }
+  };
   for (; e.indexed < upto; ++e.indexed) {
     at = static_cast<std::uint32_t>(e.indexed);
     texts_(s, ids[e.indexed], add);
@@ -71,9 +74,24 @@ bool WorkspaceTextSearch::ForEachCandidate(const State& s, const std::string& wo
   // ~4 times faster than looking up each candidate by id (4.5 M mailboxes: 0.65 s against 3.3 s).
   const size_t most = ids->size() / 4;
   if (lists.front()->size() > most) return false;
-  std::vector<std::uint32_t> candidates = *lists.front();
+  std::vector<std::uint32_t> candidates = *lists.front(), kept;
   for (size_t i = 1; i < lists.size() && candidates.size() > 1; ++i) {
-    std::erase_if(candidates, [&](std::uint32_t at) { return !std::binary_search(lists[i]->begin(), lists[i]->end(), at); });
+    const std::vector<std::uint32_t>& list = *lists[i];
+    kept.clear();
+    if (candidates.size() * 16 >= list.size()) {
+      // Lists of comparable length: one merge, reading both in order ("contact42@" among 4.5 M
+      // generated emails: tens of thousands of candidates against lists of a hundred thousand).
+      std::set_intersection(candidates.begin(), candidates.end(), list.begin(), list.end(), std::back_inserter(kept));
+    } else {
+      // Few candidates: each searched for from where the previous one was found.
+      auto from = list.begin();
+      for (const std::uint32_t at : candidates) {
+        from = std::lower_bound(from, list.end(), at);
+        if (from == list.end()) break;
+        if (*from == at) kept.push_back(at);
+      }
+    }
+    candidates.swap(kept);
   }
   if (candidates.size() > most) return false;
   for (const std::uint32_t at : candidates) candidate((*ids)[at]);
