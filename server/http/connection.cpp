@@ -217,6 +217,13 @@ Connection::Connection(int fd, Transport& transport, SSL* ssl)
 }
 
 ssize_t Connection::read(char* ptr, size_t size) {
+  // httplib reads the request line and headers a byte at a time: that byte, from the buffer,
+  // without the general path's copy and loop.
+  if (size == 1 && pos_ < len_) {
+    *ptr = in_[pos_++];
+    if (in_headers_ && !Track(ptr, 1)) return -1;
+    return 1;
+  }
   if (pos_ == len_) {
     if (failed_) return -1;
     // An interim answer (100 Continue) must reach the client before its body is awaited.
