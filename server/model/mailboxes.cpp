@@ -22,6 +22,11 @@ const std::vector<std::string>& IdsOf(const std::unordered_map<std::string, std:
   auto it = index.find(key);
   return it == index.end() ? kNone : it->second;
 }
+const std::vector<std::string>& IdsOf(const SteppedMap<std::vector<std::string>>& index, const std::string& key) {
+  static const std::vector<std::string> kNone;
+  const std::vector<std::string>* ids = index.Find(key);
+  return ids ? *ids : kNone;
+}
 
 }  // namespace
 

@@ -451,8 +451,9 @@ Domain& State::AddDomain(Domain d) {
 }
 
 void State::UnindexDomainName(const std::string& name) {
-  const auto it = domainsByName.find(ToLower(name));
-  if (it != domainsByName.end() && --it->second <= 0) domainsByName.erase(it);
+  const std::string key = ToLower(name);
+  std::int64_t* count = domainsByName.Find(key);
+  if (count && --*count <= 0) domainsByName.erase(key);
 }
 
 void State::RemoveDomain(const std::string& domain_id) {
@@ -484,9 +485,9 @@ std::string State::MailboxNameKey(std::string_view domain_id, std::string_view u
 
 void State::RenameMailbox(Mailbox& m, std::string username) {
   const std::string old_key = MailboxNameKey(m.domainId, m.username);
-  if (auto it = mailboxesByName.find(old_key); it != mailboxesByName.end()) {
-    std::erase(it->second, m.id);
-    if (it->second.empty()) mailboxesByName.erase(it);
+  if (std::vector<std::string>* ids = mailboxesByName.Find(old_key)) {
+    std::erase(*ids, m.id);
+    if (ids->empty()) mailboxesByName.erase(old_key);
   }
   m.username = std::move(username);
   mailboxesByName[MailboxNameKey(m.domainId, m.username)].push_back(m.id);
@@ -551,9 +552,9 @@ std::string IndexProblems(const State& s) {
   if (s.accountByApiKey != fresh.accountByApiKey) out += "accountByApiKey; ";
   if (!same_lists(s.mailboxesByDomain, fresh.mailboxesByDomain)) out += "mailboxesByDomain; ";
   if (!same_lists(s.domainsByWorkspace, fresh.domainsByWorkspace)) out += "domainsByWorkspace; ";
-  if (!same_counts(s.domainsByName, fresh.domainsByName)) out += "domainsByName; ";
+  if (!same_counts(s.domainsByName.ToMap(), fresh.domainsByName.ToMap())) out += "domainsByName; ";
   if (!same_lists(s.mailboxesByWorkspace, fresh.mailboxesByWorkspace)) out += "mailboxesByWorkspace; ";
-  if (!same_lists(s.mailboxesByName, fresh.mailboxesByName)) out += "mailboxesByName; ";
+  if (!same_lists(s.mailboxesByName.ToMap(), fresh.mailboxesByName.ToMap())) out += "mailboxesByName; ";
   if (!same_counts(s.activeMailboxesByWorkspace, fresh.activeMailboxesByWorkspace)) out += "activeMailboxesByWorkspace; ";
   if (!same_lists(s.webhookEndpointsByPath, fresh.webhookEndpointsByPath)) out += "webhookEndpointsByPath; ";
   out += s.mailboxSearch.Problems(s);

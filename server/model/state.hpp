@@ -27,6 +27,7 @@
 #include "core/json_read.hpp"
 #include "model/money.hpp"
 #include "model/statuses.hpp"
+#include "model/stepped_map.hpp"
 #include "model/table.hpp"
 #include "core/time.hpp"
 
@@ -601,13 +602,15 @@ struct State {
   // Lower-cased domain name -> how many domains have it: whether a name is taken (domains.buy,
   // domains.available, a checkout's completion) was a scan of every domain, which made a soak of
   // domain purchases slow down with each one (3,400/s at 7k domains, 120/s at 22k).
-  std::unordered_map<std::string, std::int64_t> domainsByName;
+  // Stepped (model/stepped_map.hpp), as mailboxesByName: a rehash of millions of entries under the
+  // write lock was a p99 of hundreds of ms.
+  SteppedMap<std::int64_t> domainsByName;
   std::unordered_map<std::string, std::vector<std::string>> mailboxesByWorkspace;       // workspace id -> mailbox ids
   // MailboxNameKey(domain id, username) -> the ids of the mailboxes with that username (lower-cased)
   // on that domain: a username is unique per domain whatever its case, and mailboxes.assign and
   // mailboxes.update ask here instead of reading every mailbox of the domain (a soak assigning
   // mailboxes on one domain slowed from 2,800/s to 170/s by its 14,000th).
-  std::unordered_map<std::string, std::vector<std::string>> mailboxesByName;
+  SteppedMap<std::vector<std::string>> mailboxesByName;
   std::unordered_map<std::string, std::int64_t> activeMailboxesByWorkspace;             // status ACTIVE
   // The mailbox and domain lists' `contains` filters: trigrams of the workspaces searched (caches,
   // built by the searches themselves; model/text_search.hpp). Writers that change a mailbox's
