@@ -308,11 +308,15 @@ struct Tenant {
 class JsonText {
  public:
   JsonText() : text_("{}") {}
-  explicit JsonText(const json& value) : text_(core::DumpJson(value)) {}  // dump()'s bytes, ~4 times cheaper
+  // dump()'s bytes, ~4 times cheaper. Kept in an allocation of their size: DumpJson reserves 1 KB
+  // for an answer, and every pending job and retained event holding that doubled the memory a
+  // mailbox assignment keeps (1.2 -> 2.4 KB).
+  explicit JsonText(const json& value) : text_(core::DumpJson(value)) { text_.shrink_to_fit(); }
   // `compact` must be what json::dump() makes of the value (the placement job writes its own).
   static JsonText FromText(std::string compact) {
     JsonText a;
     a.text_ = std::move(compact);
+    a.text_.shrink_to_fit();
     return a;
   }
   json Parse() const { return json::parse(text_); }

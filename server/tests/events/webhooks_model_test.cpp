@@ -69,6 +69,18 @@ TEST(WebhooksModel, EmitSchedulesOneDeliveryPerActiveSubscribedEndpointOfTheAcco
   EXPECT_EQ(EventEnvelope(e)["api_version"], "2026-07-01");
 }
 
+// A retained event's data and a pending job's arguments are held in allocations of their own size:
+// a world keeps hundreds of thousands of each (a 1 KB buffer left with each doubled the memory a
+// mailbox assignment keeps).
+TEST(WebhooksModel, EventDataAndJobArgumentsKeepNoSpareCapacity) {
+  State s = TwoAccounts();
+  Endpoint(s, "acc_a", {"domain.updated"});
+  const Event& e = s.Emit("domain.updated", "acc_a", {{"domainDetails", {{"id", "d1"}}}}, kT0);
+  EXPECT_LT(e.data.text().capacity(), e.data.text().size() + 16) << e.data.text();
+  const Job& job = s.jobs.begin()->second;
+  EXPECT_LT(job.args.text().capacity(), job.args.text().size() + 16) << job.args.text();
+}
+
 TEST(WebhooksModel, TheDeliveredBodyIsTheEnvelopeAsJsonWouldWriteIt) {
   // The event's data is kept as text (JsonText) and the body written around it: it must be what
   // the envelope built as a JSON object dumps to, escapes and times before 1970 included.
