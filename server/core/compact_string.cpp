@@ -131,7 +131,8 @@ std::string_view CompactString::View(Buffer& buf) const noexcept {
     return std::string_view(buf, kUuidChars);
   }
   const Entry* e = PooledEntry();
-  return e ? std::string_view(e->text) : std::string_view();
+  // Empty: a view of "" (not a null pointer, which memcpy and friends must not be given).
+  return e ? std::string_view(e->text) : std::string_view("", 0);
 }
 
 size_t CompactString::PooledCount() {

@@ -622,7 +622,9 @@ json Persister::ReadTable(sqlite3* db, size_t table, std::uint64_t first_pos) {
     const std::string raw_id = ColumnText(st, 0);
     json body = RecordBody(t.name, raw_id, st);
     const json& body_id = body.contains("id") ? body["id"] : json();
-    const std::string_view body_id_text = body_id.is_string() ? body_id.get_ref<const std::string&>() : "";
+    // A view of the document's own string (a conditional with "" would view a temporary copy).
+    const std::string_view body_id_text =
+        body_id.is_string() ? std::string_view(body_id.get_ref<const std::string&>()) : std::string_view();
     CheckKey(table, raw_id, body_id.is_string() ? &body_id_text : nullptr,
              first_pos + rows.size());
     if (t.shape == Shape::kById) ids.emplace_back(RowidIndex::HashOf(raw_id), sqlite3_column_int64(st, 3));

@@ -44,6 +44,8 @@ TEST(CompactString, EveryTextReadsBackAsItWasGivenInEitherForm) {
     EXPECT_EQ(Text(s), t);
     EXPECT_EQ(s.size(), t.size()) << t;
     EXPECT_EQ(s.empty(), t.empty()) << t;
+    CompactString::Buffer buf;
+    EXPECT_NE(s.View(buf).data(), nullptr) << "a view handed to memcpy must not be null, even empty";
     EXPECT_TRUE(s == t) << t;
     EXPECT_EQ(s.Hash(), std::hash<std::string_view>{}(t)) << t;
     EXPECT_EQ(json(s), json(t)) << t;
