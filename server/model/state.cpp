@@ -67,11 +67,19 @@ void AppendMember(std::string& out, const T& v) {
 }
 
 // Whether a member holds what a default-made record holds, as EMSIM_JSON_OMITTING_DEFAULTS
-// decides it (by its JSON), compared directly where the two cannot disagree.
+// decides it (by its JSON), compared directly where the two cannot disagree: texts, numbers,
+// optionals of them, and records of plain members with a defaulted ==. Building both as JSON to
+// compare them was most of the cost of writing an account's row (every purchase changes its
+// wallet). (Not std::equality_comparable: a std::vector claims it whatever its elements are.)
+template <class T>
+constexpr bool kComparesAsItsJson = std::is_arithmetic_v<T> || std::is_same_v<T, std::string> ||
+                                    std::is_same_v<T, CompactString> || std::is_same_v<T, AutoRecharge>;
+template <class T>
+constexpr bool kComparesAsItsJson<std::optional<T>> = kComparesAsItsJson<T>;
+
 template <class T>
 bool SameAsDefault(const T& v, const T& d) {
-  if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, CompactString> || std::is_integral_v<T>)
-    return v == d;
+  if constexpr (kComparesAsItsJson<T>) return v == d;
   else return json(v) == json(d);
 }
 

@@ -46,6 +46,7 @@ struct AutoRecharge {
   bool enabled = false;
   Cents thresholdCents = 2000;
   Cents amountCents = 5000;
+  bool operator==(const AutoRecharge&) const = default;
 };
 
 struct Account {
@@ -504,6 +505,7 @@ struct Fault {
   std::int64_t seen = 0;   // matches considered (with probability < 1, some pass unaffected)
   Millis createdAt = 0;
 
+  bool operator==(const Fault&) const = default;
   bool Active() const { return times == 0 || hits < times; }
   // A delivery fault that holds an attempt back (taken when the attempt falls due, before sending).
   bool Holds() const { return delayBy > 0 || reorder; }

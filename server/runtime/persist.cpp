@@ -153,15 +153,6 @@ RowChange JobRow(const model::Job& job) {
   return Put(kJobsTable, job.kind, static_cast<std::int64_t>(job.seq), Body(job));
 }
 
-// The scalar parts, small enough to write whole with every change.
-json Scalars(const model::State& s) {
-  return {{"ids", {{"seed", s.ids.seed()}, {"counter", s.ids.counter()}}},
-          {"nextJobSeq", s.nextJobSeq},
-          {"nextFaultSeq", s.nextFaultSeq},
-          {"faults", s.faults},
-          {"trimmed", s.trimmed}};
-}
-
 // A table of format 2: the key of its shape, the body and its checksum.
 // No index on id (kById): the writer knows each id's rowid (rowids_), so every new row is appended
 // at the end of the table. A unique index on random ids (UUIDs) made each insert touch a random
@@ -862,6 +853,28 @@ std::string Persister::Describe(const std::string& load_error, const json& state
 
 // ---- change sets -------------------------------------------------------------------------------
 
+// The scalar parts, small enough to write whole with every change: the meta rows by name.
+struct Persister::Scalars {
+  std::uint64_t seed = 0, counter = 0, nextJobSeq = 0, nextFaultSeq = 0;
+  model::State::Trimmed trimmed;
+  std::vector<model::Fault> faults;
+
+  static Scalars Of(const model::State& s) {
+    return {s.ids.seed(), s.ids.counter(), s.nextJobSeq, s.nextFaultSeq, s.trimmed, s.faults};
+  }
+  // Into `meta`, those that differ from `before` (all of them without it). Compared as values:
+  // building them as JSON for every write transaction to compare them was a quarter of what a
+  // durable write transaction added under the store's lock.
+  static void Changed(const model::State& s, const Scalars* before, json& meta) {
+    if (!before || before->seed != s.ids.seed() || before->counter != s.ids.counter())
+      meta["ids"] = {{"seed", s.ids.seed()}, {"counter", s.ids.counter()}};
+    if (!before || before->nextJobSeq != s.nextJobSeq) meta["nextJobSeq"] = s.nextJobSeq;
+    if (!before || before->nextFaultSeq != s.nextFaultSeq) meta["nextFaultSeq"] = s.nextFaultSeq;
+    if (!before || before->faults != s.faults) meta["faults"] = s.faults;
+    if (!before || before->trimmed != s.trimmed) meta["trimmed"] = s.trimmed;
+  }
+};
+
 void Persister::Track(model::State& s) {
   ForEachRecordTable(s, [](std::uint8_t, auto& table) { table.Track(true); });
   s.trackJobs = true;
@@ -903,12 +916,9 @@ void Persister::Collect(model::State& s) {
   s.jobsScheduled.clear();
   // Most transactions move the id counter and little else: the faults and the logs' trim marks
   // are not copied into every change set.
-  json scalars = Scalars(s);
-  for (auto& [name, value] : scalars.items()) {
-    const auto known = queued_meta_.find(name);
-    if (known == queued_meta_.end() || *known != value) cs.meta[name] = value;
-  }
-  queued_meta_ = std::move(scalars);
+  Scalars::Changed(s, queued_scalars_.get(), cs.meta);
+  if (!queued_scalars_) queued_scalars_ = std::make_unique<Scalars>(Scalars::Of(s));
+  else if (!cs.meta.empty()) *queued_scalars_ = Scalars::Of(s);
   Enqueue(std::move(cs));
 }
 
@@ -923,8 +933,8 @@ void Persister::CollectAll(const model::State& s) {
     AppendLog(cs.rows, t, list, trimmed, MarkOf(trimmed, 0));
   });
   for (const auto& [key, job] : s.jobs) cs.rows.push_back(JobRow(job));
-  cs.meta = Scalars(s);
-  queued_meta_ = cs.meta;
+  Scalars::Changed(s, nullptr, cs.meta);
+  queued_scalars_ = std::make_unique<Scalars>(Scalars::Of(s));
   cs.meta["timings"] = s.timings;
   cs.meta["catalogue"] = s.catalogue;
   cs.meta["plans"] = s.plans;

@@ -16,6 +16,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -224,7 +225,9 @@ class Persister {
 
   // The scalar parts (ids, job and fault counters, faults, trimmed) as the last change set queued
   // them (under the store's lock): a change set carries only those that differ from it.
-  json queued_meta_ = json::object();
+  // Null before the first change set.
+  struct Scalars;
+  std::unique_ptr<Scalars> queued_scalars_;
 
   // Append-only parts at the start of the open write transaction.
   std::vector<LogMark> log_marks_;  // per table of kTables; only the logs' are used
