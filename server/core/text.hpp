@@ -18,9 +18,14 @@ inline std::string Concat(std::initializer_list<std::string_view> parts) {
   return out;
 }
 
+// The one case fold of emsim's text comparisons: ASCII letters only, what std::tolower does in the
+// C locale (emsim never changes it), without a library call per byte. ToLower, ContainsFolded and
+// the search indexes' trigrams (model/text_search.cpp) fold with it, so they cannot disagree.
+constexpr char AsciiLower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; }
+
 inline std::string ToLower(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (char& c : out) c = AsciiLower(c);
   return out;
 }
 
@@ -34,7 +39,7 @@ inline std::string ToUpper(std::string_view s) {
 inline bool ContainsFolded(std::string_view haystack, std::string_view needle_lower) {
   if (needle_lower.empty()) return true;
   auto it = std::search(haystack.begin(), haystack.end(), needle_lower.begin(), needle_lower.end(),
-                        [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+                        [](char a, char b) { return AsciiLower(a) == b; });
   return it != haystack.end();
 }
 

@@ -43,8 +43,7 @@ DomainListView ListDomains(const State& s, const Caller& caller, const std::stri
 }
 
 std::int64_t AssignedMailboxes(const State& s, const std::string& domain_id) {
-  auto it = s.mailboxesByDomain.find(domain_id);
-  return it == s.mailboxesByDomain.end() ? 0 : static_cast<std::int64_t>(it->second.size());
+  return static_cast<std::int64_t>(IdsOf(s.mailboxesByDomain, domain_id).size());
 }
 
 // ---- changes and their events -----------------------------------------------------------------

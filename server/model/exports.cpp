@@ -71,9 +71,7 @@ Result<std::vector<const Mailbox*>> SelectMailboxes(const State& s, const Caller
   const std::set<std::string> tags(in.tagIds.begin(), in.tagIds.end());
   const std::string needle = ToLower(in.contains);
   std::vector<const Mailbox*> out;
-  auto in_workspace = s.mailboxesByWorkspace.find(caller.workspaceId);
-  if (in_workspace == s.mailboxesByWorkspace.end()) return out;
-  for (const auto& id : in_workspace->second) {  // creation order
+  for (const auto& id : IdsOf(s.mailboxesByWorkspace, caller.workspaceId)) {  // creation order
     const Mailbox& m = *s.mailboxes.Find(id);
     if (!only.empty() && !only.count(m.id)) continue;
     if (excluded.count(m.id)) continue;

@@ -14,21 +14,6 @@ std::string MailboxAddress(const State& s, const Mailbox& m) {
   return Concat({m.username, "@", d ? std::string_view(d->domain) : std::string_view()});
 }
 
-namespace {
-
-const std::vector<std::string>& IdsOf(const std::unordered_map<std::string, std::vector<std::string>>& index,
-                                      const std::string& key) {
-  static const std::vector<std::string> kNone;
-  auto it = index.find(key);
-  return it == index.end() ? kNone : it->second;
-}
-const std::vector<std::string>& IdsOf(const SteppedMap<std::vector<std::string>>& index, const std::string& key) {
-  static const std::vector<std::string> kNone;
-  const std::vector<std::string>* ids = index.Find(key);
-  return ids ? *ids : kNone;
-}
-
-}  // namespace
 
 MailboxListView ListMailboxes(const State& s, const Caller& caller, const std::string& contains, std::int64_t page) {
   const std::string needle = ToLower(contains);

@@ -513,6 +513,23 @@ struct Fault {
   bool ReplacesAnswer() const { return target == kFaultTargetRequest && (hasBody || (status && patch.empty())); }
 };
 
+// An empty id list, for an index lookup that finds nothing.
+inline const std::vector<std::string>& NoIds() {
+  static const std::vector<std::string> kNone;
+  return kNone;
+}
+// The ids a State index (an unordered_map or a SteppedMap of id lists) holds under `key`, or none.
+template <class Index>
+const std::vector<std::string>& IdsOf(const Index& index, const std::string& key) {
+  if constexpr (requires { index.Find(key); }) {
+    const std::vector<std::string>* ids = index.Find(key);
+    return ids ? *ids : NoIds();
+  } else {
+    auto it = index.find(key);
+    return it == index.end() ? NoIds() : it->second;
+  }
+}
+
 struct State {
   IdGenerator ids;
   // seconds, from the fixture; see TimingMs(). std::less<>: a purchase looks two up by literal name.

@@ -4,6 +4,7 @@
 #include <iterator>
 #include <map>
 
+#include "core/text.hpp"
 #include "model/state.hpp"
 
 namespace emsim::model {
@@ -17,13 +18,9 @@ void MailboxSearchTexts(const State& s, const Mailbox& m, std::string& address, 
 
 namespace {
 
-// Three bytes of `text` from `i`, lower-cased as ContainsFolded compares (core/text.hpp:
-// std::tolower in the C locale, which emsim never changes: ASCII letters only).
+// Three bytes of `text` from `i`, folded as ContainsFolded compares them (core/text.hpp).
 std::uint32_t Trigram(std::string_view text, size_t i) {
-  auto lower = [](char c) {
-    const auto u = static_cast<unsigned char>(c);
-    return static_cast<std::uint32_t>(u >= 'A' && u <= 'Z' ? u + ('a' - 'A') : u);
-  };
+  auto lower = [](char c) { return static_cast<std::uint32_t>(static_cast<unsigned char>(AsciiLower(c))); };
   return lower(text[i]) << 16 | lower(text[i + 1]) << 8 | lower(text[i + 2]);
 }
 
@@ -134,10 +131,11 @@ std::string WorkspaceTextSearch::Problems(const State& s) const {
 
 namespace {
 
-const std::vector<std::string>* IdsIn(const std::unordered_map<std::string, std::vector<std::string>>& lists,
-                                      const std::string& workspace_id) {
-  auto it = lists.find(workspace_id);
-  return it == lists.end() ? nullptr : &it->second;
+// A workspace's id list, or null when it has none (the search then keeps no entry for it).
+template <class Index>
+const std::vector<std::string>* IdsIn(const Index& lists, const std::string& workspace_id) {
+  const std::vector<std::string>& ids = IdsOf(lists, workspace_id);
+  return ids.empty() ? nullptr : &ids;
 }
 
 }  // namespace

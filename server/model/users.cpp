@@ -19,8 +19,7 @@ Result<UserDetailsView> UserDetails(const State& s, const Caller& caller) {
   bool first = true;
   for (const auto& w : s.workspaces) {
     if (w.accountId != caller.accountId) continue;
-    if (auto it = s.mailboxesByWorkspace.find(w.id); it != s.mailboxesByWorkspace.end())
-      v.assignedMailboxes += static_cast<std::int64_t>(it->second.size());
+    v.assignedMailboxes += static_cast<std::int64_t>(IdsOf(s.mailboxesByWorkspace, w.id).size());
     if (first || w.createdAt < v.userCreatedAt) v.userCreatedAt = w.createdAt;
     first = false;
   }
