@@ -58,8 +58,8 @@ Result<EmailSearchView> SearchEmails(const State& s, const Caller& caller, const
                         q.hasAttachments || q.after || q.before || !subject.empty() || !from.empty() || !to.empty() ||
                         !terms.empty();
   // The workspace's emails newest first (State::emailOrder: sorted once, not per search).
-  const std::vector<std::string>* in_order = s.emailOrder.NewestFirst(s, caller.workspaceId);
-  const std::vector<std::string>& ids = in_order ? *in_order : NoIds();
+  const IdList* in_order = s.emailOrder.NewestFirst(s, caller.workspaceId);
+  const IdList& ids = in_order ? *in_order : NoIds();
   EmailSearchView view;
   if (!filtered) {
     view.page = Paginate(static_cast<std::int64_t>(ids.size()), q.page, q.limit);

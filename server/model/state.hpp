@@ -514,19 +514,21 @@ struct Fault {
 };
 
 // An empty id list, for an index lookup that finds nothing.
-inline const std::vector<std::string>& NoIds() {
-  static const std::vector<std::string> kNone;
+template <class List = IdList>
+const List& NoIds() {
+  static const List kNone;
   return kNone;
 }
 // The ids a State index (an unordered_map or a SteppedMap of id lists) holds under `key`, or none.
 template <class Index>
-const std::vector<std::string>& IdsOf(const Index& index, const std::string& key) {
+const auto& IdsOf(const Index& index, const std::string& key) {
   if constexpr (requires { index.Find(key); }) {
-    const std::vector<std::string>* ids = index.Find(key);
-    return ids ? *ids : NoIds();
+    const auto* ids = index.Find(key);
+    using List = std::remove_cvref_t<decltype(*ids)>;
+    return ids ? *ids : NoIds<List>();
   } else {
     auto it = index.find(key);
-    return it == index.end() ? NoIds() : it->second;
+    return it == index.end() ? NoIds<typename Index::mapped_type>() : it->second;
   }
 }
 
@@ -620,15 +622,15 @@ struct State {
   // IndexProblems() (checked by every HTTP test when its TestServer ends) catches a change that
   // bypassed them. Id vectors are in creation order.
   std::unordered_map<std::string, std::string> accountByApiKey;                         // key -> account id
-  std::unordered_map<std::string, std::vector<std::string>> mailboxesByDomain;          // domain id -> mailbox ids
-  std::unordered_map<std::string, std::vector<std::string>> domainsByWorkspace;         // workspace id -> domain ids
+  std::unordered_map<std::string, IdList> mailboxesByDomain;          // domain id -> mailbox ids
+  std::unordered_map<std::string, IdList> domainsByWorkspace;         // workspace id -> domain ids
   // Lower-cased domain name -> how many domains have it: whether a name is taken (domains.buy,
   // domains.available, a checkout's completion) was a scan of every domain, which made a soak of
   // domain purchases slow down with each one (3,400/s at 7k domains, 120/s at 22k).
   // Stepped (model/stepped_map.hpp), as mailboxesByName: a rehash of millions of entries under the
   // write lock was a p99 of hundreds of ms.
   SteppedMap<std::int64_t> domainsByName;
-  std::unordered_map<std::string, std::vector<std::string>> mailboxesByWorkspace;       // workspace id -> mailbox ids
+  std::unordered_map<std::string, IdList> mailboxesByWorkspace;       // workspace id -> mailbox ids
   // MailboxNameKey(domain id, username) -> the ids of the mailboxes with that username (lower-cased)
   // on that domain: a username is unique per domain whatever its case, and mailboxes.assign and
   // mailboxes.update ask here instead of reading every mailbox of the domain (a soak assigning

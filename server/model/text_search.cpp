@@ -26,7 +26,7 @@ std::uint32_t Trigram(std::string_view text, size_t i) {
 
 }  // namespace
 
-void WorkspaceTextSearch::IndexUpTo(const State& s, const std::vector<std::string>& ids, Entry& e,
+void WorkspaceTextSearch::IndexUpTo(const State& s, const IdList& ids, Entry& e,
                                     size_t upto) const {
   // Each trigram's list gets a record's position once (positions only grow: lists stay in order).
   // Per byte, not sorted and deduplicated per record first: the sort cost more than the lookups
@@ -48,7 +48,7 @@ bool WorkspaceTextSearch::ForEachCandidate(const State& s, const std::string& wo
                                            std::string_view needle_lower,
                                            const std::function<void(const std::string& id)>& candidate) const {
   if (needle_lower.size() < 3) return false;
-  const std::vector<std::string>* ids = ids_(s, workspace_id);
+  const IdList* ids = ids_(s, workspace_id);
   if (!ids) return true;  // no record
   std::lock_guard lock(mu_);
   Entry& e = entries_[workspace_id];
@@ -114,7 +114,7 @@ std::string WorkspaceTextSearch::Problems(const State& s) const {
   std::lock_guard lock(mu_);
   std::string out;
   for (const auto& [workspace_id, e] : entries_) {
-    const std::vector<std::string>* ids = ids_(s, workspace_id);
+    const IdList* ids = ids_(s, workspace_id);
     const size_t have = ids ? ids->size() : 0;
     if (e.indexed > have) {
       out += name_ + "[" + workspace_id + "] indexes records the workspace no longer has; ";
@@ -133,8 +133,8 @@ namespace {
 
 // A workspace's id list, or null when it has none (the search then keeps no entry for it).
 template <class Index>
-const std::vector<std::string>* IdsIn(const Index& lists, const std::string& workspace_id) {
-  const std::vector<std::string>& ids = IdsOf(lists, workspace_id);
+const IdList* IdsIn(const Index& lists, const std::string& workspace_id) {
+  const IdList& ids = IdsOf(lists, workspace_id);
   return ids.empty() ? nullptr : &ids;
 }
 
@@ -179,22 +179,21 @@ WorkspaceTextSearch MakeEmailSearch() {
       });
 }
 
-std::unordered_map<std::string, std::vector<std::string>> EmailOrder::Build(const State& s) {
+std::unordered_map<std::string, IdList> EmailOrder::Build(const State& s) {
   std::unordered_map<std::string, std::vector<const Email*>> rows;
   for (const Email& e : s.emails) rows[e.workspaceId].push_back(&e);
-  std::unordered_map<std::string, std::vector<std::string>> out;
+  std::unordered_map<std::string, IdList> out;
   for (auto& [workspace_id, list] : rows) {
     // Newest first; stable so equal dates keep a fixed order (later-stored first after reverse).
     std::reverse(list.begin(), list.end());
     std::stable_sort(list.begin(), list.end(), [](const Email* a, const Email* b) { return a->date > b->date; });
     auto& ids = out[workspace_id];
-    ids.reserve(list.size());
     for (const Email* e : list) ids.push_back(e->id);
   }
   return out;
 }
 
-const std::vector<std::string>* EmailOrder::NewestFirst(const State& s, const std::string& workspace_id) const {
+const IdList* EmailOrder::NewestFirst(const State& s, const std::string& workspace_id) const {
   std::lock_guard lock(mu_);
   if (!built_) {
     byWorkspace_ = Build(s);

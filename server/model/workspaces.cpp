@@ -8,10 +8,7 @@ namespace emsim::model {
 
 std::vector<WorkspaceView> ListWorkspaces(const State& s, const Caller& caller) {
   // Counts from the State indexes: no scan of every domain and mailbox per request.
-  auto count = [](const std::unordered_map<std::string, std::vector<std::string>>& index, const std::string& ws) {
-    auto it = index.find(ws);
-    return it == index.end() ? std::int64_t{0} : static_cast<std::int64_t>(it->second.size());
-  };
+  auto count = [](const auto& index, const std::string& ws) { return static_cast<std::int64_t>(IdsOf(index, ws).size()); };
   std::vector<WorkspaceView> out;
   for (const auto& w : s.workspaces) {
     if (w.accountId != caller.accountId) continue;
