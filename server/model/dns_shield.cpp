@@ -32,9 +32,11 @@ std::vector<const DnsShieldSubscription*> ActiveShieldSubscriptions(const State&
 
 Result<ShieldUpgrade> UpgradeShieldPlan(State& s, const std::string& account_id, const std::string& subscription_id,
                                         const std::string& new_plan_name, Millis now) {
-  DnsShieldSubscription* sub = nullptr;
-  for (auto& d : s.dnsShield)
-    if (d.accountId == account_id && (d.id == subscription_id || d.subscriptionId == subscription_id)) sub = &d;
+  // Read-only, then the one found by its id: only that row is noted as changed (model/table.hpp).
+  const DnsShieldSubscription* found = nullptr;
+  for (const auto& d : std::as_const(s.dnsShield))
+    if (d.accountId == account_id && (d.id == subscription_id || d.subscriptionId == subscription_id)) found = &d;
+  DnsShieldSubscription* sub = found ? s.dnsShield.Find(found->id) : nullptr;
   if (!sub) return Error::NotFound("DNS shield subscription " + subscription_id + " not found");
   const ShieldPlan* to = FindShieldPlan(new_plan_name);
   if (!to) return Error::Validation("newPlanName", "newPlanName must be starter, growth or pro (got " + new_plan_name + ")");

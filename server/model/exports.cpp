@@ -175,9 +175,11 @@ Status UpdateThirdPartyAccount(State& s, const Caller& caller, const ThirdPartyC
   }
   // Emails are case-insensitive in practice: one record per address however it is typed.
   const std::string email = ToLower(in.email);
-  ThirdPartyAccount* record = nullptr;
-  for (auto& t : s.thirdPartyAccounts)
-    if (t.accountId == caller.accountId && t.app == in.app && t.email == email) record = &t;
+  // Read-only, then the one found by its id: only that row is noted as changed (model/table.hpp).
+  const ThirdPartyAccount* known = nullptr;
+  for (const auto& t : std::as_const(s.thirdPartyAccounts))
+    if (t.accountId == caller.accountId && t.app == in.app && t.email == email) known = &t;
+  ThirdPartyAccount* record = known ? s.thirdPartyAccounts.Find(known->id) : nullptr;
   if (!record) {
     ThirdPartyAccount t;
     t.id = s.ids.Uuid4();
