@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/text.hpp"
 #include "core/json_out.hpp"
 #include "app/error_mapper.hpp"
 #include "model/faults.hpp"
@@ -94,7 +95,7 @@ bool IsJsonContentType(const std::string& ct) {
   const auto semi = ct.find(';');
   std::string base = ct.substr(0, semi);
   while (!base.empty() && base.back() == ' ') base.pop_back();
-  for (auto& ch : base) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  base = model::ToLower(base);
   return base == "application/json" || (base.size() > 5 && base.compare(base.size() - 5, 5, "+json") == 0);
 }
 
@@ -102,7 +103,7 @@ bool IsJsonContentType(const std::string& ct) {
 bool IsYamlContentType(const std::string& ct) {
   std::string base = ct.substr(0, ct.find(';'));
   while (!base.empty() && base.back() == ' ') base.pop_back();
-  for (auto& ch : base) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  base = model::ToLower(base);
   return base == "application/yaml" || base == "application/x-yaml" || base == "text/yaml" || base == "text/x-yaml" ||
          IsJsonContentType(ct);
 }
@@ -158,8 +159,8 @@ bool ControlAccessAllowed(const Route& route, const Request& req, const std::str
   const std::string& auth = req.Header("authorization");
   constexpr std::string_view kScheme = "Bearer ";
   if (auth.size() <= kScheme.size()) return false;
-  for (size_t i = 0; i < kScheme.size(); ++i)  // the scheme is case-insensitive (RFC 9110 11.1)
-    if (std::tolower(static_cast<unsigned char>(auth[i])) != std::tolower(static_cast<unsigned char>(kScheme[i]))) return false;
+  // The scheme is case-insensitive (RFC 9110 11.1).
+  if (!model::EqualsFolded(std::string_view(auth).substr(0, kScheme.size()), kScheme)) return false;
   return SameSecret(std::string_view(auth).substr(kScheme.size()), admin_token);
 }
 

@@ -35,6 +35,14 @@ inline std::string ToUpper(std::string_view s) {
   return out;
 }
 
+// Equal but for the case of ASCII letters (header names, content types, an auth scheme).
+inline bool EqualsFolded(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (AsciiLower(a[i]) != AsciiLower(b[i])) return false;
+  return true;
+}
+
 // Case-insensitive substring test; `needle_lower` must already be lower case.
 inline bool ContainsFolded(std::string_view haystack, std::string_view needle_lower) {
   if (needle_lower.empty()) return true;

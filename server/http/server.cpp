@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 
 #include "core/json_out.hpp"
+#include "core/text.hpp"
 #include "http/connection.hpp"
 #include "http/pool.hpp"
 #include "runtime/log.hpp"
@@ -38,12 +39,6 @@ constexpr size_t kMaxTrailerBytes = 8 * 1024;
 // them. A copy a client sends is removed before the hook sets its own.
 constexpr const char* kVerdictHeader = "EMSIM-TRANSPORT-VERDICT";
 
-// ASCII only, as header names are (RFC 9110 tokens); std::tolower is a call per byte.
-std::string Lower(std::string s) {
-  for (auto& c : s)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return s;
-}
 
 // cpp-httplib adds the socket's addresses to a request's headers; the client did not send them
 // and nothing reads them there, so they are not copied (measured: half of a request's headers).
@@ -87,12 +82,6 @@ void AbortConnection(const httplib::Request& in) {
   }
 }
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
-  return true;
-}
 
 // Content-Length as RFC 9110 8.6 has it: digits only; repeated, every copy the same value.
 // Anything else is refused rather than guessed (a length two parties read differently is how
@@ -244,7 +233,7 @@ HttpServer::HttpServer(const ServerOptions& o, RequestHandler& handler) : handle
     auto limit_of_route = [&] { return handler_.BodyLimit(req.method, req.path); };
     auto too_large = [&](size_t route_limit) { refuse(413, "", route_limit); };
     if (!te.empty()) {
-      if (!EqualsIgnoreCase(te, "chunked"))
+      if (!model::EqualsFolded(te, "chunked"))
         return refuse(501, "Transfer-Encoding '" + te.substr(0, 64) + "' is not supported (only chunked)");
       if (has_length) return refuse(400, "Content-Length and Transfer-Encoding must not both be sent");
       const size_t route_limit = limit_of_route();
@@ -291,7 +280,7 @@ HttpServer::HttpServer(const ServerOptions& o, RequestHandler& handler) : handle
     raw.body = std::move(const_cast<httplib::Request&>(in).body);
     raw.headers.reserve(in.headers.size());
     for (const auto& [k, v] : in.headers)
-      if (!IsPseudoHeader(k)) raw.headers.emplace_back(Lower(k), v);
+      if (!IsPseudoHeader(k)) raw.headers.emplace_back(model::ToLower(k), v);  // ASCII, as header names are (RFC 9110 tokens)
     for (const auto& [k, v] : in.params) raw.params.emplace(k, v);
     Response res = handler_.Handle(std::move(raw));
     if (res.closeConnection) AbortConnection(in);

@@ -19,6 +19,10 @@ TEST(Text, TheOneFoldIsTheCLocalesToLowerForEveryByte) {
   EXPECT_EQ(ToLower("Caf\xC3\x89 ABC-xyz"), "caf\xC3\x89 abc-xyz");
   EXPECT_TRUE(ContainsFolded("Theo.JONES@Northwind.io", "jones@north"));
   EXPECT_FALSE(ContainsFolded("caf\xC3\x89", "caf\xC3\xA9"));  // é and É differ: not ASCII
+  EXPECT_TRUE(EqualsFolded("Chunked", "chunKED"));
+  EXPECT_TRUE(EqualsFolded("", ""));
+  EXPECT_FALSE(EqualsFolded("chunked", "chunked "));
+  EXPECT_FALSE(EqualsFolded("caf\xC3\x89", "caf\xC3\xA9"));
 }
 
 }  // namespace
