@@ -75,10 +75,41 @@ CompactString CompactString::FromUuid(std::uint64_t hi, std::uint64_t lo) {
   return s;
 }
 
+namespace {
+thread_local CompactString::BulkAssign* tls_bulk = nullptr;
+}  // namespace
+
+// Keyed by a view of the pooled text itself (kept alive by the copy beside it).
+struct CompactString::BulkAssign::Seen {
+  std::unordered_map<std::string_view, CompactString> texts;
+};
+
+CompactString::BulkAssign::BulkAssign() : seen_(new Seen), outer_(tls_bulk) { tls_bulk = this; }
+
+CompactString::BulkAssign::~BulkAssign() {
+  tls_bulk = outer_;
+  delete seen_;
+}
+
 void CompactString::Assign(std::string_view text) {
   if (text.empty()) return;
   if (ParseUuid(text, hi_, lo_)) return;
   hi_ = lo_ = 0;
+  if (BulkAssign* bulk = tls_bulk) {
+    auto& seen = bulk->seen_->texts;
+    if (auto it = seen.find(text); it != seen.end()) {
+      it->second.Retain();
+      hi_ = it->second.hi_;
+      return;
+    }
+    AssignPooled(text);  // pooled as usual, then remembered
+    if (seen.size() < BulkAssign::kBulkTexts) seen.emplace(std::string_view(PooledEntry()->text), *this);
+    return;
+  }
+  AssignPooled(text);
+}
+
+void CompactString::AssignPooled(std::string_view text) {
   Pool& pool = ThePool();
   std::lock_guard lock(pool.mu);
   if (auto it = pool.byText.find(text); it != pool.byText.end()) {

@@ -757,6 +757,7 @@ Recovered Persister::Read(bool document) {
       if (sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK)
         throw PersistError(path_ + ": cannot open for reading: " + SqliteError(db));
       sqlite3_exec(db, ("PRAGMA mmap_size=" + std::to_string(kStartMmapBytes)).c_str(), nullptr, nullptr, nullptr);
+      core::CompactString::BulkAssign repeated_texts;  // (core/compact_string.hpp)
       for (size_t i : theirs) read_table(db, i);
     } catch (...) {
       their_error = std::current_exception();
@@ -765,6 +766,7 @@ Recovered Persister::Read(bool document) {
   });
   std::exception_ptr my_error;
   try {
+    core::CompactString::BulkAssign repeated_texts;
     for (size_t i : mine) read_table(db_, i);
   } catch (...) {
     my_error = std::current_exception();

@@ -125,6 +125,36 @@ TEST(CompactString, ThreadsPoolingAndDroppingTheSameTextsAgree) {
   EXPECT_EQ(CompactString::PooledCount(), pooled);
 }
 
+// A bulk read (a restart) pools each repeated text once: the values it makes are the texts given,
+// share the pool's copy with values made outside it, and nothing stays pooled once the scope and
+// the values are gone.
+TEST(CompactString, ABulkAssignSharesRepeatedTextsAndKeepsNothingAfterIt) {
+  const size_t pooled = CompactString::PooledCount();
+  {
+    const CompactString outside("acc_alice");
+    std::vector<CompactString> read;
+    {
+      CompactString::BulkAssign bulk;
+      for (int i = 0; i < 1000; ++i) {
+        read.emplace_back("acc_alice");
+        read.emplace_back(i % 2 ? "MONTHLY" : "ONE_TIME");
+        read.emplace_back("6f1c2a4e-9b7d-4c3e-8a5f-0d2b4e6a8c1f");
+      }
+      EXPECT_EQ(CompactString::PooledCount(), pooled + 3);  // acc_alice, MONTHLY, ONE_TIME
+      CompactString::BulkAssign inner;  // scopes nest
+      read.emplace_back("inner text");
+    }
+    EXPECT_EQ(read[0], outside);
+    EXPECT_EQ(read[0].str(), "acc_alice");
+    EXPECT_EQ(read[1].str(), "ONE_TIME");
+    EXPECT_EQ(read[4].str(), "MONTHLY");
+    EXPECT_EQ(read[2].str(), "6f1c2a4e-9b7d-4c3e-8a5f-0d2b4e6a8c1f");
+    EXPECT_EQ(read.back().str(), "inner text");
+    EXPECT_EQ(CompactString::PooledCount(), pooled + 4);
+  }
+  EXPECT_EQ(CompactString::PooledCount(), pooled) << "a text outlived every value holding it";
+}
+
 TEST(CompactString, ConcatenatesAndConvertsAsAStringWould) {
   const CompactString id("56e59f65-537b-414e-985f-c06504bf1dd6");
   EXPECT_EQ("cart " + id, "cart 56e59f65-537b-414e-985f-c06504bf1dd6");
