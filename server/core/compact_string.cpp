@@ -51,6 +51,30 @@ bool ParseUuid(std::string_view t, std::uint64_t& hi, std::uint64_t& lo) {
 
 }  // namespace
 
+namespace {
+// splitmix64's finalizer: every bit of the UUID reaches the low bits the index's slots use.
+std::uint64_t Mix(std::uint64_t x) noexcept {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+std::uint64_t UuidHash(std::uint64_t hi, std::uint64_t lo) noexcept { return Mix(hi ^ Mix(lo)); }
+}  // namespace
+
+std::uint64_t IdHash(std::string_view text) noexcept {
+  std::uint64_t hi = 0, lo = 0;
+  if (ParseUuid(text, hi, lo)) return UuidHash(hi, lo);
+  return std::hash<std::string_view>{}(text);
+}
+
+std::uint64_t CompactString::IdHash() const noexcept {
+  if (IsUuid()) return UuidHash(hi_, lo_);
+  Buffer buf;
+  return std::hash<std::string_view>{}(View(buf));
+}
+
 // Written by hand: snprintf cost ~3k instructions per id, and a purchase draws and writes several
 // ids under the store's write lock.
 void WriteUuid(std::uint64_t hi, std::uint64_t lo, char* out36) noexcept {

@@ -29,6 +29,12 @@ namespace emsim::core {
 // Writes a UUID's text (8-4-4-4-12 lower-case hex, 36 characters) from its two halves.
 void WriteUuid(std::uint64_t hi, std::uint64_t lo, char* out36) noexcept;
 
+// The hash a table's id index keys a record by (model/id_index.hpp), for an id held as text or as
+// a CompactString alike: a canonical UUID's hashes its 128 bits, any other text is hashed as text.
+// A restart rebuilds the index of millions of UUID ids; writing each one out as text to hash it was
+// ~6% of a million-purchase restart.
+std::uint64_t IdHash(std::string_view text) noexcept;
+
 class CompactString {
  public:
   struct Entry;  // a pooled text (compact_string.cpp)
@@ -73,6 +79,8 @@ class CompactString {
     Buffer buf;
     out += View(buf);
   }
+  // IdHash of the text (below), from the bits of a UUID without writing its text out.
+  std::uint64_t IdHash() const noexcept;
   // std::hash<std::string_view> of the text, so lookups by text and by value agree.
   size_t Hash() const noexcept {
     Buffer buf;

@@ -48,6 +48,8 @@
 #include <string_view>
 #include <utility>
 
+#include "core/compact_string.hpp"
+
 namespace emsim::model {
 
 class IdIndex {
@@ -60,16 +62,17 @@ class IdIndex {
 
   // key_of(row) returns the id of that row, as something comparable with a std::string_view.
 
-  template <class KeyOf>
-  size_t Find(std::string_view id, const KeyOf& key_of) const {
+  // `id`: a std::string_view, or a core::CompactString (compared with the rows' ids as values).
+  template <class Key, class KeyOf>
+  size_t Find(const Key& id, const KeyOf& key_of) const {
     const std::uint32_t h = Hash(id);
     if (size_t row = Probe(live_, id, h, key_of); row != npos) return row;
     return old_.empty() ? npos : Probe(old_, id, h, key_of);
   }
 
   // Adds id -> row; false (and nothing changes but a growth step begun) when the id is there.
-  template <class KeyOf>
-  bool Insert(std::string_view id, size_t row, const KeyOf& key_of) {
+  template <class Key, class KeyOf>
+  bool Insert(const Key& id, size_t row, const KeyOf& key_of) {
     if (row >= kMaxRow) throw std::length_error("IdIndex: more than 2^32 - 2 rows");
     if (old_.empty()) {
       if (2 * (live_size_ + 1) > live_.size()) Grow();
@@ -165,13 +168,14 @@ class IdIndex {
     std::unique_ptr<Slot[], Free> p_;
   };
 
-  static std::uint32_t Hash(std::string_view id) {
-    const std::uint64_t h = std::hash<std::string_view>{}(id);
-    return static_cast<std::uint32_t>(h ^ (h >> 32));
-  }
+  // core::IdHash: a CompactString id (a UUID's bits) and its text hash alike.
+  static std::uint32_t Hash(std::string_view id) { return Fold(core::IdHash(id)); }
+  template <std::same_as<core::CompactString> C>  // (a std::string converts to either)
+  static std::uint32_t Hash(const C& id) { return Fold(id.IdHash()); }
+  static std::uint32_t Fold(std::uint64_t h) { return static_cast<std::uint32_t>(h ^ (h >> 32)); }
 
-  template <class KeyOf>
-  static size_t Probe(const SlotArray& slots, std::string_view id, std::uint32_t h, const KeyOf& key_of) {
+  template <class Key, class KeyOf>
+  static size_t Probe(const SlotArray& slots, const Key& id, std::uint32_t h, const KeyOf& key_of) {
     if (slots.empty()) return npos;
     const size_t mask = slots.size() - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {

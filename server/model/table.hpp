@@ -41,20 +41,22 @@ class Table {
   }
   bool Contains(std::string_view id) const { return index_.Find(id, KeyOf()) != IdIndex::npos; }
   // By a CompactString id (a template, so a string or a literal still takes the overloads above).
+  // The index takes it as it is (a UUID's bits: no text written to hash or compare it).
   template <std::same_as<core::CompactString> Id>
   T* Find(const Id& id) {
-    IdText text(id);
-    return Find(text.view);
+    const size_t row = index_.Find(id, KeyOf());
+    if (row == IdIndex::npos) return nullptr;
+    if (tracking_) touched_.push_back(id.str());
+    return &rows_[row];
   }
   template <std::same_as<core::CompactString> Id>
   const T* Find(const Id& id) const {
-    IdText text(id);
-    return Find(text.view);
+    const size_t row = index_.Find(id, KeyOf());
+    return row == IdIndex::npos ? nullptr : &rows_[row];
   }
   template <std::same_as<core::CompactString> Id>
   bool Contains(const Id& id) const {
-    IdText text(id);
-    return Contains(text.view);
+    return index_.Find(id, KeyOf()) != IdIndex::npos;
   }
 
   // Inserts a new record; a duplicate id is a bug in the caller (fixtures check ids first).
@@ -64,8 +66,7 @@ class Table {
     rows_.push_back(std::move(row));
     bool fresh = false;
     try {
-      IdText text(rows_.back().id);
-      fresh = index_.Insert(text.view, rows_.size() - 1, KeyOf());
+      fresh = index_.Insert(IdKey(rows_.back().id), rows_.size() - 1, KeyOf());
     } catch (...) {
       rows_.pop_back();
       throw;
@@ -177,13 +178,15 @@ class Table {
     return [this](size_t row) -> const auto& { return rows_[row].id; };
   }
   using IdText = core::TextOf;  // a row's id as text
+  // A row's id as the index takes it: a CompactString as it is, a std::string as a view.
+  static const core::CompactString& IdKey(const core::CompactString& id) { return id; }
+  static std::string_view IdKey(const std::string& id) { return id; }
   void Reindex() {
     index_.Clear();
     index_.Reserve(rows_.size());
-    for (size_t i = 0; i < rows_.size(); ++i) {
-      IdText text(rows_[i].id);
-      if (!index_.Insert(text.view, i, KeyOf())) throw std::invalid_argument("duplicate id " + text.str());
-    }
+    for (size_t i = 0; i < rows_.size(); ++i)
+      if (!index_.Insert(IdKey(rows_[i].id), i, KeyOf()))
+        throw std::invalid_argument("duplicate id " + IdText(rows_[i].id).str());
   }
   std::deque<T> rows_;
   IdIndex index_;

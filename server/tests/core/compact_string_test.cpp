@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <set>
+
 #include <algorithm>
 #include <atomic>
 #include <random>
@@ -153,6 +156,24 @@ TEST(CompactString, ABulkAssignSharesRepeatedTextsAndKeepsNothingAfterIt) {
     EXPECT_EQ(CompactString::PooledCount(), pooled + 4);
   }
   EXPECT_EQ(CompactString::PooledCount(), pooled) << "a text outlived every value holding it";
+}
+
+// A table's id index hashes a CompactString id from its bits and a looked-up id from its text:
+// the two must agree for every form, or a lookup by text misses a record held by value.
+TEST(CompactString, TheIdHashOfTheValueIsTheIdHashOfItsText) {
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 500; ++i) {
+    const std::uint64_t hi = rng(), lo = (rng() & ~0xc000000000000000ULL) | 0x8000000000000000ULL;
+    const CompactString id = CompactString::FromUuid(hi, lo);
+    EXPECT_EQ(id.IdHash(), IdHash(id.str()));
+  }
+  for (const char* text : {"acc_alice", "", "6F1C2A4E-9B7D-4C3E-8A5F-0D2B4E6A8C1F", "6f1c2a4e-9b7d-4c3e-0a5f-0d2b4e6a8c1f",
+                           "evt_6f1c2a4e-9b7d-4c3e-8a5f-0d2b4e6a8c1f"})
+    EXPECT_EQ(CompactString(text).IdHash(), IdHash(text)) << text;
+  // Distinct UUIDs spread over the low bits the slots use.
+  std::set<std::uint64_t> low;
+  for (int i = 0; i < 256; ++i) low.insert(CompactString::FromUuid(0, 0x8000000000000000ULL | static_cast<std::uint64_t>(i)).IdHash() & 0xffff);
+  EXPECT_GT(low.size(), 250u);
 }
 
 TEST(CompactString, ConcatenatesAndConvertsAsAStringWould) {
