@@ -49,7 +49,8 @@ for h in "${harnesses[@]}"; do
   "$bin" "${dirs[@]}" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2048 -max_len=262144 \
     -artifact_prefix="$crashes/" -print_final_stats=1 "${extra[@]}" >"$log" 2>&1
   rc=$?
-  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | awk '{s+=$1} END {print s+0}')
+  # -a: a harness's log may hold the bytes of its inputs (grep would call it binary and print nothing).
+  execs=$(grep -a -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | awk '{s+=$1} END {print s+0}')
   total=$((total + execs))
   if [ "$rc" -eq 0 ]; then
     # Replay every input once more, the grown corpus included: -runs=0 runs what it loads, no more.
