@@ -69,11 +69,7 @@ std::uint64_t IdHash(std::string_view text) noexcept {
   return std::hash<std::string_view>{}(text);
 }
 
-std::uint64_t CompactString::IdHash() const noexcept {
-  if (IsUuid()) return UuidHash(hi_, lo_);
-  Buffer buf;
-  return std::hash<std::string_view>{}(View(buf));
-}
+std::uint64_t CompactString::IdHash() const noexcept { return IsUuid() ? UuidHash(hi_, lo_) : Hash(); }
 
 // Written by hand: snprintf cost ~3k instructions per id, and a purchase draws and writes several
 // ids under the store's write lock.
