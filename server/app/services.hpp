@@ -40,6 +40,9 @@ struct Options {
   // PUT /_sim/state, POST /_sim/scenarios/run).
   size_t maxStateBytes = 512u * 1024 * 1024;
   size_t journalCapacity = 1000;
+  // GET /_sim/state holds a dump's text in memory up to this size, and past it writes the text to
+  // a temporary file ($TMPDIR) and sends it from there (core/spill_text.hpp).
+  size_t dumpSpillBytes = 16u * 1024 * 1024;
   // Retention of the event log, the delivery log, notifications and the wallet ledger: the newest N of each are kept
   // (State::TrimLogs); 0 keeps everything.
   size_t retainEvents = 100000;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/json.hpp"
+#include "core/spill_text.hpp"
 
 namespace emsim::http {
 
@@ -36,6 +37,8 @@ struct Response {
   std::vector<std::pair<std::string, std::string>> headers;
   // Close the connection without answering (a /_sim sink simulating a receiver that drops it).
   bool closeConnection = false;
+  // Sent as-is from a temporary file instead of either (a text too large to hold: a state dump).
+  std::shared_ptr<const core::SpilledText> file;
 };
 
 }  // namespace emsim::http

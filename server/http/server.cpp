@@ -50,6 +50,20 @@ bool IsPseudoHeader(const std::string& name) {
 void Write(Response&& res, httplib::Response& out) {
   out.status = res.status;
   for (const auto& [k, v] : res.headers) out.set_header(k, v);
+  if (res.file) {
+    // Read back a piece at a time as the socket takes it: the text is never whole in memory.
+    const size_t size = res.file->size();  // before the provider takes the file
+    out.set_content_provider(size, res.contentType,
+                             [file = std::move(res.file), piece = std::string()](
+                                 size_t offset, size_t length, httplib::DataSink& sink) mutable {
+                               // One buffer for the whole answer: a fresh megabyte a piece was
+                               // a mapping, its page faults and an unmapping each time.
+                               piece.resize(std::min<size_t>(length, 1024 * 1024));
+                               const size_t n = file->ReadAt(offset, piece.data(), piece.size());
+                               return n > 0 && sink.write(piece.data(), n);
+                             });
+    return;
+  }
   out.body = res.raw ? std::move(*res.raw) : core::DumpJson(res.body);  // = dump(), ~4x cheaper
   out.set_header("Content-Type", res.contentType);
 }

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "core/json_limits.hpp"
+#include "core/spill_text.hpp"
 #include "core/json_out.hpp"
 #include "core/text.hpp"
 #include "model/webhooks.hpp"
@@ -890,7 +891,7 @@ json ListToJson(const List& list) {
 }
 
 struct ListWriter {
-  std::function<void(std::string&)> write;
+  std::function<void(core::SpillText&)> write;
   size_t estimate = 0;  // bytes, from the first records: the text is reserved once, not doubled
 };
 
@@ -900,15 +901,17 @@ struct ListWriter {
 template <class List, class Record>
 ListWriter WriteList(const List& list, Record record) {
   ListWriter w;
-  w.write = [&list, record](std::string& out) {
-    out += '[';
+  w.write = [&list, record](core::SpillText& out) {
+    std::string& text = out.text();  // the same string after a Check: it is emptied, not replaced
+    text += '[';
     bool first = true;
     for (const auto& item : list) {
-      if (!first) out += ',';
+      if (!first) text += ',';
       first = false;
-      AppendRecordJson(out, record(item));
+      AppendRecordJson(text, record(item));
+      out.Check();
     }
-    out += ']';
+    text += ']';
   };
   std::string sample;
   size_t n = 0;
@@ -1062,28 +1065,35 @@ LoadedStateText LoadStateText(std::string_view text) {
   return {std::move(s), std::move(parts->rest), parts->direct};
 }
 
-std::string DumpStateText(const State& s, const std::function<void(json&)>& edit) {
+void DumpStateTo(const State& s, const std::function<void(json&)>& edit, core::SpillText& out) {
   std::map<std::string, ListWriter, std::less<>> text_lists;
   json doc = DumpStateParts(s, &text_lists);
   if (edit) edit(doc);
   // dump()'s form: the members in key order (nlohmann's object is sorted), no space.
-  std::string out;
   size_t estimate = 64 * 1024;  // the document's members: a few kilobytes in a fixture
   for (const auto& [key, w] : text_lists) estimate += w.estimate;
-  out.reserve(estimate);
-  out += '{';
+  // Past its limit the text goes to the file in pieces of about the limit: no more is reserved.
+  out.text().reserve(std::min(estimate, out.limit() + 64 * 1024));
+  std::string& text = out.text();
+  text += '{';
   bool first = true;
   for (auto it = doc.begin(); it != doc.end(); ++it) {
-    if (!first) out += ',';
+    if (!first) text += ',';
     first = false;
-    core::AppendJsonString(out, it.key());
-    out += ':';
+    core::AppendJsonString(text, it.key());
+    text += ':';
     auto w = text_lists.find(it.key());
     if (w != text_lists.end() && it.value().is_null()) w->second.write(out);
-    else core::AppendJson(out, it.value());
+    else core::AppendJson(text, it.value());
+    out.Check();
   }
-  out += '}';
-  return out;
+  text += '}';
+}
+
+std::string DumpStateText(const State& s, const std::function<void(json&)>& edit) {
+  core::SpillText out(SIZE_MAX);  // never spills
+  DumpStateTo(s, edit, out);
+  return out.TakeText();
 }
 
 State LoadState(const json& j, State lists) {

@@ -31,6 +31,10 @@
 #include "model/table.hpp"
 #include "core/time.hpp"
 
+namespace emsim::core {
+class SpillText;
+}
+
 namespace emsim::model {
 
 using core::CompactString;
@@ -716,6 +720,9 @@ json DumpState(const State& s);
 // entries, as null, and must leave it so. A dump of a million placement purchases was a ~12 GB
 // document for ~2 GB of text.
 std::string DumpStateText(const State& s, const std::function<void(json&)>& edit = {});
+// The same text written to `out`, which moves it to a temporary file once it outgrows its limit:
+// the text of a large world is larger than the world (GET /_sim/state).
+void DumpStateTo(const State& s, const std::function<void(json&)>& edit, core::SpillText& out);
 // A state document's text (JSON) loaded as LoadState(the parsed text) loads it, with the same
 // errors, but without the document of the growing lists: their records are read straight from the
 // text (ReadRecordText), as a data dir's start reads its rows. Whatever that reading does not take

@@ -216,10 +216,11 @@ class Store {
     const ReadTxn txn = BeginRead();
     return DumpState(txn.state());
   }
-  // Dump().dump() after `edit`, without the document of the large lists (model::DumpStateText).
-  std::string DumpText(const std::function<void(json&)>& edit) const {
+  // Dump().dump() after `edit`, without the document of the large lists (model::DumpStateTo),
+  // written to `out` (held in memory up to its limit, then in a temporary file).
+  void DumpTo(const std::function<void(json&)>& edit, core::SpillText& out) const {
     const ReadTxn txn = BeginRead();
-    return DumpStateText(txn.state(), edit);
+    DumpStateTo(txn.state(), edit, out);
   }
 
   // Replaces the whole state; throws (leaving the state as it was) when `j` is not a valid dump.

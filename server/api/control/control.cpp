@@ -53,12 +53,23 @@ app::Reply SimGetState(app::Ctx& ctx) {
   if (!secrets) return secrets.error();
   const bool mask = !*secrets;
   json clock = {{"mode", runtime::ToString(ctx.svc.clock.mode())}, {"epochMs", ctx.svc.clock.Now()}};
-  // Written as text: the document of a large world would be ~6 times the text (model::DumpStateText).
+  // Written as text: the document of a large world would be ~6 times the text (model::DumpStateTo).
+  // And past dumpSpillBytes the text goes to a temporary file and is sent from there: the text of
+  // a large world is larger than the world, and held whole it doubled emsim's memory at its peak.
   http::Response answer = app::Json(nullptr);
-  answer.raw = ctx.svc.store.DumpText([&](json& dump) {
-    if (mask) model::MaskSecrets(dump);
-    dump["clock"] = std::move(clock);
-  });
+  core::SpillText text(ctx.svc.options.dumpSpillBytes);
+  try {
+    ctx.svc.store.DumpTo([&](json& dump) {
+      if (mask) model::MaskSecrets(dump);
+      dump["clock"] = std::move(clock);
+    }, text);
+    if (text.spilled()) answer.file = text.TakeFile();
+  } catch (const std::runtime_error& e) {
+    // The temporary file (a full disk, an unwritable $TMPDIR): what to fix, not an opaque 500.
+    return model::Error::Internal(std::string("the state dump could not be written: ") + e.what());
+  }
+  if (answer.file) return answer;
+  answer.raw = text.TakeText();
   return answer;
 }
 

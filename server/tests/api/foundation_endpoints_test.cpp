@@ -155,6 +155,44 @@ TEST(Control, StateDumpLoadRoundTripsExactly) {
   EXPECT_EQ(b.Get("/_sim/clock", "").body["now"], "2026-01-01T12:00:00.000Z");
 }
 
+// A dump larger than dumpSpillBytes is written to a temporary file and sent from it: the client
+// gets the same bytes, with their length, and they load back as the world they describe. Masked
+// or not, both go the same way. A temporary directory that cannot be written is a clear 500.
+TEST(Control, AStateDumpPastItsSpillSizeIsSentFromAFileByteForByte) {
+  TestServer memory;
+  app::Options small;
+  small.dumpSpillBytes = 256;  // the default fixture's dump is tens of kilobytes
+  TestServer spilling(small);
+  for (TestServer* s : {&memory, &spilling})
+    ASSERT_EQ(s->Post("/v2/placement-tests/purchase", {{"placementType", "MONTHLY"}, {"testName", "spill"},
+                                                       {"mailboxIds", {"mbx_nw_01_01", "mbx_nw_01_02"}}})
+                  .status,
+              200);
+  for (const char* path : {"/_sim/state?secrets=true", "/_sim/state"}) {
+    const auto kept = memory.Get(path, "");
+    const auto sent = spilling.Get(path, "");
+    ASSERT_EQ(sent.status, 200) << sent.raw;
+    ASSERT_GT(sent.raw.size(), 256u * 20);
+    EXPECT_EQ(sent.raw, kept.raw) << path;
+    EXPECT_EQ(sent.Header("Content-Length"), std::to_string(kept.raw.size()));
+    EXPECT_EQ(sent.Header("Content-Type"), "application/json");
+  }
+  const std::string text = spilling.Get("/_sim/state?secrets=true", "").raw;
+  TestServer b;
+  ASSERT_EQ(b.Send("PUT", "/_sim/state", text, "", {}).status, 200);
+  EXPECT_EQ(b.Get("/_sim/state?secrets=true", "").raw, text);
+
+  const char* old = std::getenv("TMPDIR");
+  const std::string saved = old ? old : "";
+  ::setenv("TMPDIR", "/nonexistent-emsim-tmp", 1);
+  const auto refused = spilling.Get("/_sim/state", "");
+  if (old) ::setenv("TMPDIR", saved.c_str(), 1);
+  else ::unsetenv("TMPDIR");
+  EXPECT_EQ(refused.status, 500) << refused.raw;
+  EXPECT_NE(refused.body.value("message", "").find("/nonexistent-emsim-tmp"), std::string::npos) << refused.raw;
+  EXPECT_EQ(spilling.Get("/_sim/state", "").raw.size(), memory.Get("/_sim/state", "").raw.size());
+}
+
 // PUT /_sim/state reads a dump's lists straight into records (model::SplitStateText): the world
 // loaded is the one dumped, byte for byte; a record the document refuses is refused with its
 // message, leaving the state as it was; one the document takes (an unknown member) is taken.
