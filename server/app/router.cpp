@@ -180,6 +180,28 @@ Response InjectedAnswer(const model::Fault& f, app::ErrorIds& error_ids) {
   return Json({{"status", status}, {"message", message}, {"data", nullptr}}, status);
 }
 
+// An answer sent once the change it reports is on disk (runtime::Store::DurableTicket). When the
+// disk refuses the change, a 500 goes out instead, and the journal says so too.
+class DurableAnswer final : public http::Gate {
+ public:
+  DurableAnswer(const Services& svc, std::uint64_t ticket, std::string request_id)
+      : svc_(svc), ticket_(ticket), request_id_(std::move(request_id)) {}
+  void Then(std::function<void(const std::string*)> done) override {
+    svc_.store.OnDurable(ticket_, [svc = &svc_, id = request_id_, done = std::move(done)](bool ok) {
+      if (ok) return done(nullptr);
+      const Response res = ToResponse(model::Error::Internal(model::msg::kNotDurable), svc->errorIds.Next());
+      std::string body = core::DumpJson(res.body);
+      svc->journal.Replace(id, res.status, body);
+      done(&body);
+    });
+  }
+
+ private:
+  const Services& svc_;
+  std::uint64_t ticket_;
+  std::string request_id_;
+};
+
 }  // namespace
 
 // The checks between authentication and the handler, in the order a client sees their errors:
@@ -288,6 +310,7 @@ Response Router::Handle(RawRequest raw) {
   req.path = std::move(raw.path);
   req.headers = std::move(raw.headers);
   req.rawBody = std::move(raw.body);
+  req.canDefer = raw.canDefer;
   const model::Millis started = svc_.clock.Now();
   // Text the journal and messages will quote must be UTF-8 (a JSON answer cannot carry other
   // bytes): a path or query value that is not is answered 400 below, and kept here made safe.
@@ -462,13 +485,26 @@ Response Router::Handle(RawRequest raw) {
     }
     Reply reply = route.handler(ctx);
     ctx.EndTxn();
-    // With --data-dir an answer to anything that may have changed the world waits until the
-    // change is on disk (runtime/persist.hpp); in memory this returns at once. Reads, read-only
-    // POSTs included, never wait for the disk.
-    if (writes) svc_.store.AwaitDurable();
-    if (!reply) return fail(reply.error());
-    // Journaled at the time of the clock it ran on (a tenant's own, if it has one).
-    return Finish(req, std::move(reply.value()), ctx.clock.empty() ? started : ctx.now, false);
+    // With --data-dir an answer to anything that may have changed the world is sent only once the
+    // change is on disk (runtime/persist.hpp). A connection that can send it later is handed it
+    // with a gate and goes back to its socket (the writer sends it after the commit); otherwise
+    // (TLS, or no connection) this thread waits. In memory neither happens. Reads, read-only POSTs
+    // included, never wait for the disk.
+    std::shared_ptr<http::Gate> gate;
+    if (writes) {
+      // Once the disk has refused a write, every later one is refused here, as a 500 journaled as such.
+      if (!req.canDefer || svc_.store.DurableFailed()) {
+        try {
+          svc_.store.AwaitDurable();
+        } catch (const runtime::PersistError&) {  // the writer has logged why
+          return fail(model::Error::Internal(model::msg::kNotDurable));
+        }
+      } else if (auto ticket = svc_.store.DurableTicket()) gate = std::make_shared<DurableAnswer>(svc_, *ticket, req.requestId);
+    }
+    Response res = reply ? Finish(req, std::move(reply.value()), ctx.clock.empty() ? started : ctx.now, false)  // at the time of the clock it ran on
+                         : fail(reply.error());
+    res.gate = std::move(gate);
+    return res;
   } catch (const std::exception& e) {
     ctx.EndTxn();
     return internal_error(e.what());

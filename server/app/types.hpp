@@ -36,6 +36,7 @@ struct Request {
   json query = json::object();                // query string, values as strings
   json body;                                  // parsed JSON body; null when there was none
   bool hasBody = false;
+  bool canDefer = false;  // the connection can send the answer later (http::RawRequest::canDefer)
   // PUT /_sim/state's body read straight into records (model::SplitStateText) instead of `body`:
   // its document would be ~6 times the text. Mutable: the handler moves the records out.
   mutable std::optional<model::StateText> stateText;

@@ -6,6 +6,9 @@ namespace emsim::model::msg {
 inline constexpr const char* kInvalidApiKey = "Invalid API key: send a valid key in the x-auth-service header";
 inline constexpr const char* kValidationFailed = "Validation failed";
 inline constexpr const char* kInternalError = "Internal server error";
+// In place of an answer whose change the data file (--data-dir) refused.
+inline constexpr const char* kNotDurable =
+    "The change this request made could not be written to the data file, so it was not made; emsim's log says why";
 inline constexpr const char* kRouteNotFound = "Route not found";
 inline constexpr const char* kMethodNotAllowed = "Method not allowed";
 inline constexpr const char* kPayloadTooLarge = "Request body too large";

@@ -28,6 +28,9 @@ constexpr size_t kMaxHeaderBytes = 64 * 1024;
 // Answers are gathered and sent with one send() (httplib writes the head and the body apart);
 // anything larger goes out as it comes.
 constexpr size_t kOutBufferBytes = 64 * 1024;
+// The connection each pool thread is serving (Connection::Current).
+thread_local Connection* t_serving = nullptr;
+
 constexpr size_t kInBufferBytes = 16 * 1024;
 
 // After a refusal the connection is closed; what the client is still sending is read and thrown
@@ -104,7 +107,10 @@ void Transport::WakeAll() {
 }
 
 std::string Transport::ClosingAnswer(int status, const std::string& message) const {
-  const std::string body = error_body_(status, message);
+  return ClosingAnswerWithBody(status, error_body_(status, message));
+}
+
+std::string Transport::ClosingAnswerWithBody(int status, const std::string& body) const {
   std::string out = "HTTP/1.1 " + std::to_string(status) + " " + ReasonPhrase(status) + "\r\n";
   out += "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
   if (status == 503) out += "Retry-After: 1\r\n";
@@ -148,6 +154,10 @@ bool Transport::process_and_close_socket(socket_t sock) {
   }
 
   Connection conn(sock, *this, ssl.get());
+  struct Serving {  // Connection::Current() on this thread, for this loop
+    explicit Serving(Connection* c) { t_serving = c; }
+    ~Serving() { t_serving = nullptr; }
+  } serving(&conn);
   bool ok = true;
   for (size_t served = 0; svr_sock_ != INVALID_SOCKET; ++served) {
     // The first request's headers are due a header timeout after the connect (a client that
@@ -207,6 +217,8 @@ bool Transport::Handshake(SSL* ssl, int fd, Steady::time_point deadline) {
 
 // ---- Connection --------------------------------------------------------------------------------
 
+Connection* Connection::Current() { return t_serving; }
+
 Connection::Connection(int fd, Transport& transport, SSL* ssl)
     : fd_(fd), transport_(transport), ssl_(ssl), in_(kInBufferBytes) {
   sockaddr_storage a{};
@@ -238,10 +250,21 @@ ssize_t Connection::read(char* ptr, size_t size) {
   return static_cast<ssize_t>(n);
 }
 
+Connection::~Connection() {
+  // Normally done by the last Flush; an answer's callback must not outlive the socket.
+  if (deferred_)
+    while (deferred_->pending.load(std::memory_order_acquire)) deferred_->pending.wait(true, std::memory_order_acquire);
+}
+
+Connection::Deferred::~Deferred() {
+  if (wake >= 0) ::close(wake);
+}
+
 ssize_t Connection::write(const char* ptr, size_t size) {
   if (discard_writes_) return static_cast<ssize_t>(size);
   if (failed_) return -1;
-  if (out_.size() + size > kOutBufferBytes) {
+  // An answer for a gate is gathered whole: none of it may go before the gate says so.
+  if (!gate_ && out_.size() + size > kOutBufferBytes) {
     if (!Flush()) return -1;
     if (size >= kOutBufferBytes) return SendAll(ptr, size) ? static_cast<ssize_t>(size) : -1;
   }
@@ -250,10 +273,96 @@ ssize_t Connection::write(const char* ptr, size_t size) {
 }
 
 bool Connection::Flush() {
-  if (out_.empty() || discard_writes_) return !failed_;
+  AwaitDeferred();
+  if (out_.empty() || discard_writes_) {
+    gate_.reset();
+    return !failed_;
+  }
+  if (gate_) {
+    HandToGate();
+    return true;
+  }
   const bool ok = SendAll(out_.data(), out_.size());
   out_.clear();
   return ok;
+}
+
+void Connection::HandToGate() {
+  if (!deferred_) {
+    deferred_ = std::make_shared<Deferred>();
+    deferred_->fd = fd_;
+    deferred_->wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (deferred_->wake < 0) {  // no way to be woken for the rest: this answer waits here instead
+      deferred_.reset();
+      struct Wait {
+        std::atomic<int> state{0};  // 1: may go, 2: refused
+        std::string refusal;
+      };
+      auto w = std::make_shared<Wait>();
+      gate_->Then([w](const std::string* refusal) {
+        if (refusal) w->refusal = *refusal;
+        w->state.store(refusal ? 2 : 1, std::memory_order_release);
+        w->state.notify_one();
+      });
+      gate_.reset();
+      w->state.wait(0, std::memory_order_acquire);
+      if (w->state.load(std::memory_order_acquire) == 1) {
+        SendAll(out_.data(), out_.size());
+        out_.clear();
+      } else {
+        out_.clear();
+        AnswerAndFail(transport_.ClosingAnswerWithBody(500, w->refusal));
+      }
+      return;
+    }
+  }
+  deferred_->pending.store(true, std::memory_order_relaxed);
+  std::shared_ptr<Gate> gate = std::move(gate_);
+  // The gate's thread (the durable writer) sends what the socket takes at once and never blocks:
+  // a client that does not read must not hold every other answer up.
+  gate->Then([d = deferred_, bytes = std::move(out_)](const std::string* refusal) {
+    size_t at = 0;
+    if (!refusal) {
+      while (at < bytes.size()) {
+        const ssize_t n = ::send(d->fd, bytes.data() + at, bytes.size() - at, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (n > 0) at += static_cast<size_t>(n);
+        else if (n < 0 && errno == EINTR) continue;
+        else break;  // full, or broken: the connection's thread sends the rest (and learns which)
+      }
+      if (at < bytes.size()) d->rest.assign(bytes, at);
+    } else {
+      d->refused = true;
+      d->rest = *refusal;  // the body of the 500 sent in the answer's place
+    }
+    if (at < bytes.size()) {
+      const std::uint64_t one = 1;
+      [[maybe_unused]] auto n = ::write(d->wake, &one, sizeof one);
+    }
+    d->pending.store(false, std::memory_order_release);
+    d->pending.notify_one();
+  });
+  out_ = std::string();
+}
+
+void Connection::AwaitDeferred() {
+  if (!deferred_) return;
+  Deferred& d = *deferred_;
+  while (d.pending.load(std::memory_order_acquire)) d.pending.wait(true, std::memory_order_acquire);
+  if (d.refused) {
+    d.refused = false;
+    // In place of the answer whose change is not on disk; what came after it is not sent either.
+    const std::string body = std::move(d.rest);
+    d.rest.clear();
+    out_.clear();
+    gate_.reset();
+    AnswerAndFail(transport_.ClosingAnswerWithBody(500, body));
+    return;
+  }
+  if (!d.rest.empty()) {
+    const std::string rest = std::move(d.rest);
+    d.rest.clear();
+    SendAll(rest.data(), rest.size());
+  }
 }
 
 void Connection::AnswerAndFail(const std::string& answer) {
@@ -271,13 +380,23 @@ bool Connection::WaitForRequest(int timeout_ms) {
 }
 
 int Connection::Poll(int timeout_ms, short events) {
-  pollfd fds[2] = {{fd_, events, 0}, {transport_.stop_fd(), POLLIN, 0}};
+  // The stop's eventfd, and a gate's when an answer was handed to one: its callback wakes this
+  // thread when the answer needs it (the rest to send, or a refusal).
+  const int wake = deferred_ ? deferred_->wake : -1;
+  pollfd fds[3] = {{fd_, events, 0}, {transport_.stop_fd(), POLLIN, 0}, {wake, POLLIN, 0}};
   for (;;) {
-    const int n = ::poll(fds, transport_.stop_fd() >= 0 ? 2 : 1, timeout_ms);
+    const int n = ::poll(fds, 3, timeout_ms);  // a negative fd is ignored by poll
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return -1;
     if (n == 0) return 0;
     if (fds[1].revents) return -1;
+    if (fds[2].revents) {
+      std::uint64_t count = 0;
+      [[maybe_unused]] auto r = ::read(wake, &count, sizeof count);
+      AwaitDeferred();
+      if (failed_) return -1;
+      if (!fds[0].revents) continue;
+    }
     return 1;
   }
 }

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@
 
 typedef struct ssl_st SSL;
 typedef struct ssl_ctx_st SSL_CTX;
+
+#include "http/message.hpp"
 
 namespace emsim::http {
 
@@ -54,6 +57,7 @@ class Transport final : public httplib::Server {
 
   // The HTTP bytes of a complete error answer that closes the connection.
   std::string ClosingAnswer(int status, const std::string& message) const;
+  std::string ClosingAnswerWithBody(int status, const std::string& json_body) const;
 
   // Body limits for a request whose headers are in: set from HttpServer, which knows the routes.
   std::function<void(Connection&, httplib::Request&)> on_headers;
@@ -82,6 +86,7 @@ class Connection final : public httplib::Stream {
  public:
   // `ssl`: the connection's TLS session (its socket non-blocking), or null for plain HTTP.
   Connection(int fd, Transport& transport, SSL* ssl = nullptr);
+  ~Connection() override;
 
   bool is_readable() const override { return pos_ < len_; }
   bool is_writable() const override { return !failed_; }
@@ -115,6 +120,16 @@ class Connection final : public httplib::Stream {
   // writes after it is dropped.
   void AnswerAndFail(const std::string& answer);
 
+  // The connection this thread serves now (null on other threads): the handler's way to it.
+  static Connection* Current();
+  // Whether an answer can be sent later from another thread: plain HTTP (a TLS session is not
+  // written from two threads).
+  bool CanDefer() const { return ssl_ == nullptr; }
+  // The answer being written waits for `gate` (Response::gate): the next Flush hands its bytes to
+  // the gate's callback, which sends them (what the socket does not take at once is sent by this
+  // thread later), and returns without waiting.
+  void Defer(std::shared_ptr<Gate> gate) { gate_ = std::move(gate); }
+
   void CloseAfterThisRequest() { close_after_ = true; }
   bool close_after() const { return close_after_; }
   bool failed() const { return failed_; }
@@ -130,6 +145,24 @@ class Connection final : public httplib::Stream {
   // Watches the request line and headers go by for their end (an empty line) and their size.
   bool Track(const char* p, size_t n);
   bool SendAll(const char* p, size_t n);
+  // Until the answer handed to a gate has gone out: then sends what its callback left, or, when
+  // the gate refused it, answers 500 in its place and ends the conversation. Every send and the
+  // close come after this, so answers go out in order and the socket outlives the callback.
+  void AwaitDeferred();
+  void HandToGate();
+
+  // What a connection shares with the callback of a gate: the callback may run after the
+  // Connection is gone (its socket is not: AwaitDeferred), so it holds only this.
+  struct Deferred {
+    int fd = -1;
+    int wake = -1;  // eventfd: the connection's thread has to finish an answer (rest or refused)
+    std::atomic<bool> pending{false};
+    std::string rest;       // what the socket would not take without blocking; refused: the 500's body
+    bool refused = false;   // the gate said no: the change was not made durable
+    ~Deferred();
+  };
+  std::shared_ptr<Deferred> deferred_;
+  std::shared_ptr<Gate> gate_;
 
   int fd_;
   Transport& transport_;

@@ -296,7 +296,10 @@ HttpServer::HttpServer(const ServerOptions& o, RequestHandler& handler) : handle
     for (const auto& [k, v] : in.headers)
       if (!IsPseudoHeader(k)) raw.headers.emplace_back(model::ToLower(k), v);  // ASCII, as header names are (RFC 9110 tokens)
     for (const auto& [k, v] : in.params) raw.params.emplace(k, v);
+    Connection* conn = Connection::Current();
+    raw.canDefer = conn && conn->CanDefer();
     Response res = handler_.Handle(std::move(raw));
+    if (res.gate) conn->Defer(std::move(res.gate));  // only when canDefer: conn is set
     if (res.closeConnection) AbortConnection(in);
     Write(std::move(res), out);
   };

@@ -220,6 +220,23 @@ void Journal::Clear() {
   }
 }
 
+bool Journal::Replace(const std::string& id, int status, std::string response) {
+  // A scan of every stripe: this happens only when the disk refused a write.
+  for (Stripe& stripe : stripes_) {
+    std::lock_guard lock(stripe.mu);
+    for (auto& slot : stripe.ring) {
+      auto* e = std::get_if<JournalEntry>(&slot.second);
+      if (!e || e->id != id) continue;
+      e->status = status;
+      e->response = std::move(response);
+      e->validationErrors = json();
+      e->validationErrorsInResponse = false;
+      return true;
+    }
+  }
+  return false;
+}
+
 size_t Journal::EraseAccount(const std::string& account_id) {
   size_t erased = 0;
   for (Stripe& stripe : stripes_) {

@@ -72,6 +72,9 @@ class Journal {
   // that come closest (fewest mismatches, newest first), each with its reasons.
   json Count(const RequestPattern& pattern) const;
   void Clear();
+  // The answer of request `id` was replaced after it was journaled (a durable answer whose change
+  // the data file refused): its status and error text become these. False when it is no longer kept.
+  bool Replace(const std::string& id, int status, std::string response);
   // Forgets the entries of one account's requests (a tenant deleted); answers how many.
   size_t EraseAccount(const std::string& account_id);
   size_t size() const;

@@ -423,6 +423,7 @@ Persister::~Persister() {
   }
   queued_cv_.notify_all();
   if (writer_.joinable()) writer_.join();
+  RunDue(true);  // nothing more is committed: whatever still waits is told whether it was
   {
     std::lock_guard lock(checkpoint_mu_);
     checkpoint_stop_ = true;
@@ -951,21 +952,49 @@ void Persister::Enqueue(ChangeSet changes) {
   queued_cv_.notify_one();
 }
 
-void Persister::Sync() {
-  std::uint64_t ticket;
+std::uint64_t Persister::Ticket() {
+  std::lock_guard lock(mu_);
+  // The batch that will take what is queued has not begun, so it writes the clock as it is now
+  // too: waiting for it is enough.
+  if (!queue_.empty()) return queue_.back().ticket;
+  // An empty change set: its batch writes the clock as it is now.
+  const std::uint64_t ticket = next_ticket_++;
+  queue_.push_back({ChangeSet{}, ticket});
+  queued_cv_.notify_one();
+  return ticket;
+}
+
+void Persister::OnDurable(std::uint64_t ticket, std::function<void(bool)> done) {
   {
     std::lock_guard lock(mu_);
-    if (!queue_.empty()) {
-      // The batch that will take what is queued has not begun, so it writes the clock as it is
-      // now too: waiting for it is enough.
-      ticket = queue_.back().ticket;
-    } else {
-      // An empty change set: its batch writes the clock as it is now.
-      ticket = next_ticket_++;
-      queue_.push_back({ChangeSet{}, ticket});
-      queued_cv_.notify_one();
+    const bool decided = committed_.load(std::memory_order_acquire) >= ticket || failed_flag_.load();
+    if (!decided) {
+      on_durable_.emplace_back(ticket, std::move(done));
+      return;
     }
   }
+  done(committed_.load(std::memory_order_acquire) >= ticket);
+}
+
+void Persister::RunDue(bool failed) {
+  std::vector<std::pair<std::uint64_t, std::function<void(bool)>>> due;
+  {
+    std::lock_guard lock(mu_);
+    const std::uint64_t committed = committed_.load(std::memory_order_acquire);
+    // Kept in the order they came: a connection's answers go out in the order it gave them.
+    auto keep = on_durable_.begin();
+    for (auto& w : on_durable_) {
+      if (failed || w.first <= committed) due.push_back(std::move(w));
+      else *keep++ = std::move(w);
+    }
+    on_durable_.erase(keep, on_durable_.end());
+  }
+  // committed_ moves only when a batch is on disk: a ticket past it was not written.
+  for (auto& [ticket, done] : due) done(ticket <= committed_.load(std::memory_order_acquire));
+}
+
+void Persister::Sync() {
+  const std::uint64_t ticket = Ticket();
   // Waited for on the atomic itself: a batch wakes its requests without their taking mu_ again
   // one by one (measured: the convoy on mu_ cost more than the commit under 32 connections).
   for (;;) {
@@ -1066,6 +1095,10 @@ void Persister::WriterLoop() {
     if (error.empty()) committed_.store(batch.back().ticket, std::memory_order_release);
     batches_done_.fetch_add(1, std::memory_order_release);
     batches_done_.notify_all();
+    const bool failed = failed_flag_.load();
+    lock.unlock();
+    RunDue(failed);  // the answers that waited for this batch go out now
+    lock.lock();
   }
 }
 

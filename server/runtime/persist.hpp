@@ -5,8 +5,8 @@
 // jobs it scheduled and removed, the appended events, deliveries and notifications, the scalar
 // parts) to the Persister under the store's lock, so change sets queue in commit order. One writer
 // thread commits whatever has queued as one SQLite transaction (group commit: one fsync for many
-// requests); a request's answer waits for that (Sync), so an answer means durable. Reads never
-// wait for the disk.
+// requests); a request's answer is sent only after that (sent by the writer: OnDurable; or after
+// Sync), so an answer means durable. Reads never wait for the disk.
 //
 // The file is for people too: one table per kind of record, each row the record's JSON as
 // GET /_sim/state shows it (`sqlite3 DIR/emsim.db "select id, body->>'status' from domains"`).
@@ -16,6 +16,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -174,6 +175,14 @@ class Persister {
   // Waits until everything queued before the call, and the clock as it is now, is committed.
   // Throws PersistError when the disk refused a batch (the answer must then not say "done").
   void Sync();
+  // What Sync waits for, without waiting: the ticket of everything queued before the call (and
+  // of the clock as it is now), and then `done(true)` once it is committed, `done(false)` when the
+  // disk refused it or the writer stopped first. `done` runs once, on the writer's thread after
+  // the batch's commit (or on the caller's, at once, when that is already decided): it must not
+  // block. The connection of a durable answer sends it from there (http/connection.hpp).
+  std::uint64_t Ticket();
+  bool Failed() const { return failed_flag_.load(); }
+  void OnDurable(std::uint64_t ticket, std::function<void(bool)> done);
 
  private:
   struct Pending {
@@ -237,6 +246,10 @@ class Persister {
   std::condition_variable queued_cv_;
   std::deque<Pending> queue_;  // not yet taken by the writer
   std::uint64_t next_ticket_ = 1;
+  // OnDurable's callbacks not yet due, under mu_; run by the writer after each batch.
+  std::vector<std::pair<std::uint64_t, std::function<void(bool)>>> on_durable_;
+  // The writer's: the callbacks a batch made due, run outside mu_.
+  void RunDue(bool failed);
   std::atomic<std::uint64_t> committed_{0};  // the last ticket on disk
   std::atomic<bool> failed_flag_{false};
   std::atomic<std::uint64_t> batches_done_{0};  // what waiters sleep on: +1 per batch, done or failed

@@ -193,6 +193,15 @@ class Store {
   void AwaitDurable() {
     if (persister_) persister_->Sync();
   }
+  // The same without waiting: what everything changed so far is on disk with (none in memory),
+  // and `done(true)` once it is, done(false) if it never will be (Persister::OnDurable).
+  std::optional<std::uint64_t> DurableTicket() {
+    if (!persister_) return std::nullopt;
+    return persister_->Ticket();
+  }
+  void OnDurable(std::uint64_t ticket, std::function<void(bool)> done) { persister_->OnDurable(ticket, std::move(done)); }
+  // Whether the disk has refused a write (from then on every write is refused: Persister::Sync).
+  bool DurableFailed() const { return persister_ && persister_->Failed(); }
 
   // Back to the state the store was created with (the loaded fixtures).
   void Reset() {

@@ -46,6 +46,36 @@ TEST(DataDir, ARestartHasTheSameWorldClockAndPendingJobs) {
   EXPECT_EQ(orders, 1);
 }
 
+// A write the data file refuses (here another connection holds its write lock) is not
+// acknowledged: the client gets a 500 that says so in place of the handler's answer, in the
+// spec's error shape, and every later write is refused the same way; reads go on.
+TEST(DataDir, AWriteTheFileRefusesIsAnswered500AndNotAcknowledged) {
+  TempDir dir;
+  TestServer s(WithDataDir(dir.path));
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open((dir.path + "/emsim.db").c_str(), &other), SQLITE_OK);
+  sqlite3_busy_timeout(other, 60000);  // the writer may be committing the start's batch
+  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  const auto refused = s.Post("/v2/placement-tests/purchase", kPurchase);
+  sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(other);
+  EXPECT_EQ(refused.status, 500) << refused.raw;
+  EXPECT_EQ(refused.body.value("status", 0), 500) << refused.raw;
+  EXPECT_TRUE(refused.body.value("errorId", "").size() == 36) << refused.raw;
+  EXPECT_NE(refused.body.value("message", "").find("could not be written to the data file"), std::string::npos)
+      << refused.raw;
+  // The journal shows the answer the client got.
+  const json journaled = s.Get("/_sim/requests?status=500", "").body["requests"];
+  ASSERT_EQ(journaled.size(), 1u) << journaled;
+  EXPECT_EQ(journaled[0]["path"], "/v2/placement-tests/purchase");
+  EXPECT_EQ(journaled[0]["response"]["errorId"], refused.body["errorId"]) << journaled;
+  EXPECT_EQ(s.Get("/_sim/health", "").status, 200);
+  const auto later = s.Post("/v2/placement-tests/purchase", kPurchase);
+  EXPECT_EQ(later.status, 500) << later.raw;
+  EXPECT_EQ(s.Get("/_sim/requests?status=500", "").body["requests"].size(), 2u);
+  EXPECT_EQ(s.Get("/_sim/requests?status=200&path=/v2/placement-tests/purchase", "").body["requests"].size(), 0u);
+}
+
 TEST(DataDir, AResetIsItselfDurable) {
   TempDir dir;
   json fixture;

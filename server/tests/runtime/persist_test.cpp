@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -152,6 +153,49 @@ TEST(Persist, WritesReachTheFileAndReadBackTheSameWorld) {
   EXPECT_EQ(back.jobs.begin()->second.args.Parse()["n"], 2);
   EXPECT_EQ(back.events.size(), 1u);
   EXPECT_EQ(back.nextJobSeq, 3u);
+}
+
+// A durable answer handed to OnDurable (what a connection sends it from) is told yes only once
+// its change is in the file, as another reader of the file sees it; and no when the change will
+// never be written (here another connection holds the file's write lock, so the batch fails),
+// at once for every later one.
+TEST(Persist, OnDurableSaysYesOnlyOnceTheChangeIsInTheFileAndNoWhenItNeverWillBe) {
+  TempDir dir;
+  Running r(dir.path);
+  const std::string file = dir.path + "/" + Persister::kFileName;
+  auto add_workspace = [&](const std::string& id) {
+    r.store.Write([&](State& s) {
+      model::Workspace w;
+      w.id = id;
+      w.accountId = "acc_1";
+      s.workspaces.Insert(w);
+    });
+  };
+  add_workspace("ws_2");
+  std::promise<std::pair<bool, std::string>> told;
+  r.store.OnDurable(*r.store.DurableTicket(), [&](bool ok) {
+    told.set_value({ok, SqlValue(file, "select id from workspaces where id = 'ws_2'")});
+  });
+  const auto [ok, seen] = told.get_future().get();
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(seen, "ws_2") << "told yes before the change was in the file";
+
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &other), SQLITE_OK);
+  sqlite3_busy_timeout(other, 60000);  // the writer may be committing the start's batch
+  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  add_workspace("ws_3");
+  std::promise<bool> refused;
+  r.store.OnDurable(*r.store.DurableTicket(), [&](bool ok) { refused.set_value(ok); });
+  EXPECT_FALSE(refused.get_future().get());
+  sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(other);
+  EXPECT_EQ(SqlValue(file, "select id from workspaces where id = 'ws_3'"), "");
+  add_workspace("ws_4");
+  std::optional<bool> later;
+  r.store.OnDurable(*r.store.DurableTicket(), [&](bool ok) { later = ok; });
+  EXPECT_EQ(later, std::optional<bool>(false)) << "after a refusal every later answer is refused at once";
+  EXPECT_THROW(r.store.AwaitDurable(), PersistError);
 }
 
 // The writer's id -> rowid index keeps 64-bit hashes, not ids: every operation on ids of one hash
