@@ -21,6 +21,9 @@ namespace emsim::runtime {
 
 namespace {
 
+// Coalesce's mark for a write that a batch leaves out.
+const RowChange kSkipRow{};
+
 // How a kind of record is keyed in its table.
 enum class Shape {
   kById,        // Table<T>: `id` is the key; rows in insertion order (rowid)
@@ -1102,6 +1105,56 @@ void Persister::WriterLoop() {
   }
 }
 
+std::vector<const RowChange*> Persister::Coalesce(const std::deque<Pending>& batch) {
+  if (batch.size() < 2) return {};
+  size_t rows = 0;
+  for (const auto& p : batch) {
+    // Rare (reset, state load, a table emptied): written as queued.
+    if (p.changes.replace) return {};
+    for (const auto& r : p.changes.rows)
+      if (r.key == -1 && r.id.empty() && !r.body) return {};
+    rows += p.changes.rows.size();
+  }
+  struct Key {
+    std::uint8_t table;
+    std::string_view id;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const { return std::hash<std::string_view>()(k.id) * 31 + k.table; }
+  };
+  struct Writes {
+    size_t first = 0, count = 0;
+    const RowChange* last = nullptr;
+    bool deleted = false;
+  };
+  std::unordered_map<Key, Writes, KeyHash> writes;
+  writes.reserve(rows);
+  size_t at = 0, repeated = 0;
+  for (const auto& p : batch)
+    for (const auto& r : p.changes.rows) {
+      const size_t i = at++;
+      if (kTables[r.table].shape != Shape::kById) continue;
+      Writes& w = writes[{r.table, r.id}];
+      if (w.count++ == 0) w.first = i;
+      else ++repeated;
+      w.last = &r;
+      w.deleted = w.deleted || !r.body;
+    }
+  if (repeated == 0) return {};
+  std::vector<const RowChange*> plan(rows, nullptr);
+  at = 0;
+  for (const auto& p : batch)
+    for (const auto& r : p.changes.rows) {
+      const size_t i = at++;
+      if (kTables[r.table].shape != Shape::kById) continue;
+      const Writes& w = writes.at({r.table, r.id});
+      if (w.count < 2 || w.deleted) continue;
+      plan[i] = i == w.first ? w.last : &kSkipRow;
+    }
+  return plan;
+}
+
 void Persister::CommitBatch(std::deque<Pending>& batch) {
   if (!failed_.empty()) throw PersistError(failed_);  // the file no longer matches the world
   auto step = [&](sqlite3_stmt* st) {
@@ -1109,6 +1162,8 @@ void Persister::CommitBatch(std::deque<Pending>& batch) {
     sqlite3_reset(st);
     if (rc != SQLITE_DONE) throw PersistError(path_ + ": " + SqliteError(db_));
   };
+  const std::vector<const RowChange*> plan = Coalesce(batch);
+  size_t at = 0;  // the row's position in the batch, for `plan`
   Exec("BEGIN IMMEDIATE");
   try {
     json meta = json::object();
@@ -1117,7 +1172,10 @@ void Persister::CommitBatch(std::deque<Pending>& batch) {
         for (auto* st : clear_) step(st);
         for (auto& ids : rowids_) ids.Clear();
       }
-      for (const auto& r : p.changes.rows) {
+      for (const auto& queued : p.changes.rows) {
+        const RowChange* instead = plan.empty() ? nullptr : plan[at++];
+        if (instead == &kSkipRow) continue;
+        const RowChange& r = instead ? *instead : queued;
         if (r.key == -1 && r.id.empty() && !r.body) {
           step(clear_[r.table]);
           rowids_[r.table].Clear();
@@ -1149,6 +1207,7 @@ void Persister::CommitBatch(std::deque<Pending>& batch) {
           step(s);
         };
         run(st, key);
+        rows_written_.fetch_add(1, std::memory_order_relaxed);
         if (kTables[r.table].shape != Shape::kById) continue;
         auto& ids = rowids_[r.table];
         if (!known) {  // a new row, appended

@@ -181,6 +181,8 @@ class Persister {
   // the batch's commit (or on the caller's, at once, when that is already decided): it must not
   // block. The connection of a durable answer sends it from there (http/connection.hpp).
   std::uint64_t Ticket();
+  // Record rows put or deleted so far (not counting the scalar parts, trims and clearings).
+  std::uint64_t RowsWritten() const { return rows_written_.load(std::memory_order_relaxed); }
   bool Failed() const { return failed_flag_.load(); }
   void OnDurable(std::uint64_t ticket, std::function<void(bool)> done);
 
@@ -196,6 +198,12 @@ class Persister {
   // outgrown it, checkpoints on the writer's own connection.
   void AfterCommit();
   void CommitBatch(std::deque<Pending>& batch);
+  // How a batch writes a row of a table keyed by id that several of its change sets write, none
+  // deleting it: once, where the first write was (so a new row takes the place it would have
+  // taken), with the last write's body. Each purchase rewrote its account's row (the credits),
+  // nine times in a batch of nine. Per row of `batch`, in order: null to write it as queued, the
+  // row to write in its place, or kSkipRow (persist.cpp) to leave it out. Empty: all as queued.
+  static std::vector<const RowChange*> Coalesce(const std::deque<Pending>& batch);
   void Exec(const char* sql);
   template <class Row>
   void Query(sqlite3* db, const std::string& sql, Row&& row) const;
@@ -251,6 +259,7 @@ class Persister {
   // The writer's: the callbacks a batch made due, run outside mu_.
   void RunDue(bool failed);
   std::atomic<std::uint64_t> committed_{0};  // the last ticket on disk
+  std::atomic<std::uint64_t> rows_written_{0};
   std::atomic<bool> failed_flag_{false};
   std::atomic<std::uint64_t> batches_done_{0};  // what waiters sleep on: +1 per batch, done or failed
   std::int64_t batches_ = 0;

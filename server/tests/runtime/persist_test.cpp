@@ -155,6 +155,57 @@ TEST(Persist, WritesReachTheFileAndReadBackTheSameWorld) {
   EXPECT_EQ(back.nextJobSeq, 3u);
 }
 
+// Change sets that reach the writer together are one batch; a row several of them write (none
+// deleting it) is written once, where its first write was, with its last body: the world read
+// back is the world in memory, rows in the same order. A row deleted and written again in the
+// batch is written as queued.
+TEST(Persist, ABatchWritesARowItsChangeSetsRewriteOnceInItsFirstPlace) {
+  TempDir dir;
+  WriteWorld(dir.path);
+  State in_memory;
+  std::uint64_t rows = 0;
+  {
+    Clock clock(ClockMode::kManual, 0);
+    Persister p(dir.path, Durability::kFull);
+    ASSERT_TRUE(p.HasData());
+    Recovered saved = p.Read();
+    Store store(p.Load(saved), SmallWorld());
+    store.Persist(p, false);
+    // Queued before the writer starts, so its first batch takes them all.
+    auto add = [&](const std::string& id, const std::string& name) {
+      store.Write([&](State& s) {
+        model::Workspace w;
+        w.id = id;
+        w.accountId = "acc_1";
+        w.name = name;
+        s.workspaces.Insert(w);
+      });
+    };
+    for (int i = 0; i < 3; ++i) store.Write([](State& s) { s.accounts.Find("acc_1")->walletCents -= 100; });
+    add("ws_a", "first");
+    add("ws_b", "b");
+    store.Write([](State& s) { s.workspaces.Find("ws_a")->name = "renamed"; });
+    add("ws_c", "c");
+    store.Write([](State& s) { s.workspaces.Erase("ws_c"); });
+    add("ws_c", "again");
+    const std::uint64_t before = p.RowsWritten();
+    p.Start(clock);
+    store.AwaitDurable();
+    rows = p.RowsWritten() - before;
+    in_memory = store.Read([](const State& s) { return s; });
+  }
+  // acc_1 once (not three times), ws_a once and ws_b once, ws_c three times (deleted between).
+  EXPECT_EQ(rows, 6u);
+  const State back = Reopen(dir.path);
+  EXPECT_EQ(back.accounts.Find("acc_1")->walletCents, 700);
+  EXPECT_EQ(back.workspaces.Find("ws_a")->name, "renamed");
+  EXPECT_EQ(back.workspaces.Find("ws_c")->name, "again");
+  EXPECT_EQ(model::DumpState(back), model::DumpState(in_memory));
+  std::vector<std::string> order;
+  for (const auto& w : back.workspaces) order.push_back(w.id);
+  EXPECT_EQ(order, (std::vector<std::string>{"ws_1", "ws_a", "ws_b", "ws_c"}));
+}
+
 // A durable answer handed to OnDurable (what a connection sends it from) is told yes only once
 // its change is in the file, as another reader of the file sees it; and no when the change will
 // never be written (here another connection holds the file's write lock, so the batch fails),
