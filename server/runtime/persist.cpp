@@ -1101,6 +1101,10 @@ void Persister::WriterLoop() {
     const bool failed = failed_flag_.load();
     lock.unlock();
     RunDue(failed);  // the answers that waited for this batch go out now
+    // Then the WAL's checkpoint, if it is due: the answers do not wait for it (the batch is
+    // committed; a checkpoint only moves it into the main file).
+    if (error.empty() && std::none_of(batch.begin(), batch.end(), [](const Pending& p) { return p.changes.replace; }))
+      AfterCommit();
     lock.lock();
   }
 }
@@ -1242,8 +1246,6 @@ void Persister::CommitBatch(std::deque<Pending>& batch) {
     if (std::any_of(batch.begin(), batch.end(), [](const Pending& p) { return p.changes.replace; })) {
       std::lock_guard running(checkpoint_run_mu_);
       sqlite3_exec(db_, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
-    } else {
-      AfterCommit();
     }
   } catch (...) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);

@@ -194,8 +194,8 @@ class Persister {
   void Enqueue(ChangeSet changes);
   void WriterLoop();
   void CheckpointLoop();
-  // After each commit, before the writer's next step: wakes the checkpointer, or, when the WAL has
-  // outgrown it, checkpoints on the writer's own connection.
+  // After each commit and its answers, before the writer's next step: wakes the checkpointer, or,
+  // when the WAL has outgrown it, checkpoints on the writer's own connection.
   void AfterCommit();
   void CommitBatch(std::deque<Pending>& batch);
   // How a batch writes a row of a table keyed by id that several of its change sets write, none
