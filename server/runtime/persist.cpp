@@ -1040,8 +1040,10 @@ void Persister::CheckpointLoop() {
     lock.unlock();
     // PASSIVE: copies what it can without waiting for the writer, which goes on appending.
     std::unique_lock running(checkpoint_run_mu_);
-    const int rc = sqlite3_wal_checkpoint_v2(checkpoint_db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    int in_wal = 0, copied = 0;
+    const int rc = sqlite3_wal_checkpoint_v2(checkpoint_db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, &in_wal, &copied);
     running.unlock();
+    if (rc == SQLITE_OK && copied == in_wal) caught_up_.store(true, std::memory_order_release);
     if (rc != SQLITE_OK && rc != SQLITE_BUSY)
       Log("warn", "WAL checkpoint failed; the next commit asks again", {{"file", path_}, {"error", SqliteError(checkpoint_db_)}});
     lock.lock();
@@ -1058,8 +1060,20 @@ void Persister::AfterCommit() {
     std::lock_guard running(checkpoint_run_mu_);
     sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_RESTART, nullptr, nullptr);
   } else if (frames >= checkpoint_frames_) {
+    // Under a steady load the checkpointer never finds the WAL still: the writer has appended
+    // again by the time it has copied what it saw, and SQLite starts the WAL over only at a write
+    // that begins with every frame copied. So once the checkpointer has copied what it saw, the
+    // writer copies the few frames since (PASSIVE, on its own connection: nothing else appends),
+    // and its next batch starts the WAL over. Without it the WAL grew to the limit, where the
+    // writer copied it all itself while every answer waited.
+    if (caught_up_.exchange(false, std::memory_order_acq_rel)) {
+      std::lock_guard running(checkpoint_run_mu_);
+      sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+      return;
+    }
     {
       std::lock_guard lock(checkpoint_mu_);
+      if (checkpoint_wanted_) return;  // asked already; one wake per run, not one per commit
       checkpoint_wanted_ = true;
     }
     checkpoint_cv_.notify_one();

@@ -282,6 +282,8 @@ class Persister {
   std::condition_variable checkpoint_cv_;
   bool checkpoint_wanted_ = false, checkpoint_stop_ = false;
   std::atomic<int> wal_frames_{0};  // the WAL's frames after the last commit (sqlite3_wal_hook)
+  // The checkpointer's last run copied every frame it saw (AfterCommit then copies the rest).
+  std::atomic<bool> caught_up_{false};
   // A checkpoint is asked for once the WAL holds this many frames (~40 MB), as SQLite's automatic
   // one was set to; past the limit the writer checkpoints itself, so the WAL stays bounded when the
   // checkpointer cannot keep up (one that never catches up never lets the WAL start over).
