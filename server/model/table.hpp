@@ -26,37 +26,30 @@
 
 namespace emsim::model {
 
+// What a table finds a record by: its id as text, or as a CompactString.
+template <class K>
+concept TableKey = std::same_as<K, core::CompactString> || std::convertible_to<const K&, std::string_view>;
+
 template <class T>
 class Table {
  public:
-  T* Find(std::string_view id) {
-    const size_t row = index_.Find(id, KeyOf());
+  // By its text (a string, a view, a literal) or by a CompactString id, which the index takes as
+  // it is (a UUID's bits: no text written to hash or compare it).
+  template <TableKey Key>
+  T* Find(const Key& id) {
+    const size_t row = RowOf(id);
     if (row == IdIndex::npos) return nullptr;
     if (tracking_) touched_.push_back(IdText(rows_[row].id).str());
     return &rows_[row];
   }
-  const T* Find(std::string_view id) const {
-    const size_t row = index_.Find(id, KeyOf());
+  template <TableKey Key>
+  const T* Find(const Key& id) const {
+    const size_t row = RowOf(id);
     return row == IdIndex::npos ? nullptr : &rows_[row];
   }
-  bool Contains(std::string_view id) const { return index_.Find(id, KeyOf()) != IdIndex::npos; }
-  // By a CompactString id (a template, so a string or a literal still takes the overloads above).
-  // The index takes it as it is (a UUID's bits: no text written to hash or compare it).
-  template <std::same_as<core::CompactString> Id>
-  T* Find(const Id& id) {
-    const size_t row = index_.Find(id, KeyOf());
-    if (row == IdIndex::npos) return nullptr;
-    if (tracking_) touched_.push_back(id.str());
-    return &rows_[row];
-  }
-  template <std::same_as<core::CompactString> Id>
-  const T* Find(const Id& id) const {
-    const size_t row = index_.Find(id, KeyOf());
-    return row == IdIndex::npos ? nullptr : &rows_[row];
-  }
-  template <std::same_as<core::CompactString> Id>
-  bool Contains(const Id& id) const {
-    return index_.Find(id, KeyOf()) != IdIndex::npos;
+  template <TableKey Key>
+  bool Contains(const Key& id) const {
+    return RowOf(id) != IdIndex::npos;
   }
 
   // Inserts a new record; a duplicate id is a bug in the caller (fixtures check ids first).
@@ -173,6 +166,12 @@ class Table {
   }
 
  private:
+  // The row of `id`, or IdIndex::npos: the one lookup behind Find and Contains.
+  template <TableKey Key>
+  size_t RowOf(const Key& id) const {
+    if constexpr (std::same_as<Key, core::CompactString>) return index_.Find(id, KeyOf());
+    else return index_.Find(std::string_view(id), KeyOf());
+  }
   // The index keeps row numbers only; it reads an id from its row to confirm a hash match.
   auto KeyOf() const {
     return [this](size_t row) -> const auto& { return rows_[row].id; };
