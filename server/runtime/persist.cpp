@@ -1066,10 +1066,15 @@ void Persister::AfterCommit() {
     // writer copies the few frames since (PASSIVE, on its own connection: nothing else appends),
     // and its next batch starts the WAL over. Without it the WAL grew to the limit, where the
     // writer copied it all itself while every answer waited.
-    if (caught_up_.exchange(false, std::memory_order_acq_rel)) {
-      std::lock_guard running(checkpoint_run_mu_);
-      sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
-      return;
+    // Never waiting for a run of the checkpointer's (tens of milliseconds, every answer waiting):
+    // one that is going will catch up again when it ends.
+    if (caught_up_.load(std::memory_order_acquire)) {
+      std::unique_lock running(checkpoint_run_mu_, std::try_to_lock);
+      if (running.owns_lock()) {
+        caught_up_.store(false, std::memory_order_relaxed);
+        sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+        return;
+      }
     }
     {
       std::lock_guard lock(checkpoint_mu_);
