@@ -9,6 +9,8 @@
 #include <deque>
 #include <mutex>
 #include <thread>
+#include <tuple>
+#include <vector>
 
 #include "http/server.hpp"
 #include "tests/support/raw_client.hpp"
@@ -98,15 +100,24 @@ std::string BodyText(const std::string& answer) {
   return p == std::string::npos ? "" : answer.substr(p + 4);
 }
 
+// A server whose gated answers wait for `gates`, in turn, and a client connected to it.
+struct Conversation {
+  explicit Conversation(size_t gate_count, int receive_timeout_ms = 5000) : client(server.port(), receive_timeout_ms) {
+    for (size_t i = 0; i < gate_count; ++i) gates.push_back(std::make_shared<HandGate>());
+    handler.gates.assign(gates.begin(), gates.end());
+  }
+  GatingHandler handler;
+  Served server{handler};
+  std::vector<std::shared_ptr<HandGate>> gates;
+  RawClient client;
+};
+
 constexpr const char* kGated = "POST /gated HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n";
 constexpr const char* kPlain = "GET /plain HTTP/1.1\r\nHost: t\r\n\r\n";
 
 TEST(DeferredAnswer, IsSentOnlyOnceItsGateOpensAndTheConnectionGoesOn) {
-  GatingHandler handler;
-  auto gate = std::make_shared<HandGate>();
-  handler.gates.push_back(gate);
-  Served server(handler);
-  RawClient c(server.port());
+  Conversation talk(1);
+  auto [c, gate] = std::tie(talk.client, talk.gates[0]);
   ASSERT_TRUE(c.Send(kGated));
   gate->AwaitHanded();  // the whole answer is written and with the gate
   EXPECT_TRUE(c.NothingYet()) << "an answer went out before its gate opened";
@@ -117,15 +128,12 @@ TEST(DeferredAnswer, IsSentOnlyOnceItsGateOpensAndTheConnectionGoesOn) {
   // The same connection serves the next request, which waits for nothing.
   ASSERT_TRUE(c.Send(kPlain));
   EXPECT_EQ(BodyText(c.ReadAnswer()), R"({"path":"/plain"})");
-  EXPECT_FALSE(handler.saw_cannot_defer) << "a plain HTTP connection can send later";
+  EXPECT_FALSE(talk.handler.saw_cannot_defer) << "a plain HTTP connection can send later";
 }
 
 TEST(DeferredAnswer, ARefusedGateAnswers500InItsPlaceAndClosesTheConnection) {
-  GatingHandler handler;
-  auto gate = std::make_shared<HandGate>();
-  handler.gates.push_back(gate);
-  Served server(handler);
-  RawClient c(server.port());
+  Conversation talk(1);
+  auto [c, gate] = std::tie(talk.client, talk.gates[0]);
   ASSERT_TRUE(c.Send(kGated));
   gate->Open(false);
   const std::string answer = c.ReadAnswer();
@@ -137,11 +145,8 @@ TEST(DeferredAnswer, ARefusedGateAnswers500InItsPlaceAndClosesTheConnection) {
 }
 
 TEST(DeferredAnswer, PipelinedAnswersGoOutInTheOrderTheRequestsCame) {
-  GatingHandler handler;
-  auto first = std::make_shared<HandGate>(), third = std::make_shared<HandGate>();
-  handler.gates = {first, third};
-  Served server(handler);
-  RawClient c(server.port());
+  Conversation talk(2);
+  auto [c, first, third] = std::tie(talk.client, talk.gates[0], talk.gates[1]);
   // Three requests in one write: the second waits for nothing but must not overtake the first.
   ASSERT_TRUE(c.Send(std::string(kGated) + kPlain + kGated));
   first->AwaitHanded();
@@ -156,11 +161,8 @@ TEST(DeferredAnswer, PipelinedAnswersGoOutInTheOrderTheRequestsCame) {
 // The gate's thread (the durable writer) must never block on a client: it sends what the socket
 // takes at once, and the connection's own thread sends the rest.
 TEST(DeferredAnswer, AnAnswerLargerThanTheSocketTakesAtOnceArrivesWhole) {
-  GatingHandler handler;
-  auto gate = std::make_shared<HandGate>();
-  handler.gates.push_back(gate);
-  Served server(handler);
-  RawClient c(server.port(), 30000);
+  Conversation talk(1, 30000);
+  auto [c, gate] = std::tie(talk.client, talk.gates[0]);
   ASSERT_TRUE(c.Send("POST /big-gated HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n"));
   gate->Open(true);  // returns without the client having read anything
   const std::string answer = c.ReadAnswer();
