@@ -287,35 +287,19 @@ bool Connection::Flush() {
   return ok;
 }
 
-void Connection::HandToGate() {
+bool Connection::CanDefer() {
+  if (ssl_) return false;
   if (!deferred_) {
+    const int wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (wake < 0) return false;  // nothing could wake this thread for the rest: it waits instead
     deferred_ = std::make_shared<Deferred>();
     deferred_->fd = fd_;
-    deferred_->wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (deferred_->wake < 0) {  // no way to be woken for the rest: this answer waits here instead
-      deferred_.reset();
-      struct Wait {
-        std::atomic<int> state{0};  // 1: may go, 2: refused
-        std::string refusal;
-      };
-      auto w = std::make_shared<Wait>();
-      gate_->Then([w](const std::string* refusal) {
-        if (refusal) w->refusal = *refusal;
-        w->state.store(refusal ? 2 : 1, std::memory_order_release);
-        w->state.notify_one();
-      });
-      gate_.reset();
-      w->state.wait(0, std::memory_order_acquire);
-      if (w->state.load(std::memory_order_acquire) == 1) {
-        SendAll(out_.data(), out_.size());
-        out_.clear();
-      } else {
-        out_.clear();
-        AnswerAndFail(transport_.ClosingAnswerWithBody(500, w->refusal));
-      }
-      return;
-    }
+    deferred_->wake = wake;
   }
+  return true;
+}
+
+void Connection::HandToGate() {
   deferred_->pending.store(true, std::memory_order_relaxed);
   std::shared_ptr<Gate> gate = std::move(gate_);
   // The gate's thread (the durable writer) sends what the socket takes at once and never blocks:

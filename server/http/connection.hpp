@@ -123,11 +123,11 @@ class Connection final : public httplib::Stream {
   // The connection this thread serves now (null on other threads): the handler's way to it.
   static Connection* Current();
   // Whether an answer can be sent later from another thread: plain HTTP (a TLS session is not
-  // written from two threads).
-  bool CanDefer() const { return ssl_ == nullptr; }
-  // The answer being written waits for `gate` (Response::gate): the next Flush hands its bytes to
-  // the gate's callback, which sends them (what the socket does not take at once is sent by this
-  // thread later), and returns without waiting.
+  // written from two threads), with the eventfd that wakes this thread to finish one made.
+  bool CanDefer();
+  // The answer being written waits for `gate` (Response::gate; only after CanDefer said yes): the
+  // next Flush hands its bytes to the gate's callback, which sends them (what the socket does not
+  // take at once is sent by this thread later), and returns without waiting.
   void Defer(std::shared_ptr<Gate> gate) { gate_ = std::move(gate); }
 
   void CloseAfterThisRequest() { close_after_ = true; }
