@@ -129,6 +129,13 @@ RowChange Put(std::uint8_t table, std::string id, std::int64_t key, std::string 
 
 // A table emptied: a RowChange with no id and no body and key -1.
 RowChange ClearTable(std::uint8_t table) { return {table, "", -1, std::nullopt}; }
+bool ClearsTable(const RowChange& r) { return r.key == -1 && r.id.empty() && !r.body; }
+
+// Whether a batch holds a whole world (the first start, a reset, a state load).
+template <class Batch>
+bool WritesWholeWorld(const Batch& batch) {
+  return std::any_of(batch.begin(), batch.end(), [](const auto& p) { return p.changes.replace; });
+}
 
 // A log's rows since a write transaction began: the entries retention dropped (positions below
 // `trimmed`) deleted, the entries appended written. Positions count the whole history
@@ -1122,7 +1129,7 @@ void Persister::WriterLoop() {
     RunDue(failed);  // the answers that waited for this batch go out now
     // Then the WAL's checkpoint, if it is due: the answers do not wait for it (the batch is
     // committed; a checkpoint only moves it into the main file).
-    if (error.empty() && std::none_of(batch.begin(), batch.end(), [](const Pending& p) { return p.changes.replace; }))
+    if (error.empty() && !WritesWholeWorld(batch))
       AfterCommit();
     lock.lock();
   }
@@ -1135,7 +1142,7 @@ std::vector<const RowChange*> Persister::Coalesce(const std::deque<Pending>& bat
     // Rare (reset, state load, a table emptied): written as queued.
     if (p.changes.replace) return {};
     for (const auto& r : p.changes.rows)
-      if (r.key == -1 && r.id.empty() && !r.body) return {};
+      if (ClearsTable(r)) return {};
     rows += p.changes.rows.size();
   }
   struct Key {
@@ -1199,7 +1206,7 @@ void Persister::CommitBatch(std::deque<Pending>& batch) {
         const RowChange* instead = plan.empty() ? nullptr : plan[at++];
         if (instead == &kSkipRow) continue;
         const RowChange& r = instead ? *instead : queued;
-        if (r.key == -1 && r.id.empty() && !r.body) {
+        if (ClearsTable(r)) {
           step(clear_[r.table]);
           rowids_[r.table].Clear();
           continue;
@@ -1262,7 +1269,7 @@ void Persister::CommitBatch(std::deque<Pending>& batch) {
     Exec("COMMIT");
     // A whole world written (the first start, a reset, a state load): moved into the main file at
     // once, so the file alone holds a world even if the WAL is later lost.
-    if (std::any_of(batch.begin(), batch.end(), [](const Pending& p) { return p.changes.replace; })) {
+    if (WritesWholeWorld(batch)) {
       std::lock_guard running(checkpoint_run_mu_);
       sqlite3_exec(db_, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
     }
