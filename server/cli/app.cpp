@@ -93,8 +93,8 @@ App::App(Options options) : options_(std::move(options)) {
   clock_ = std::make_unique<runtime::Clock>(options_.clockMode, start);
   if (saved_clock) RestoreClock(*clock_, *saved_clock);
   if (persister_) {
-    persister_->Start(*clock_);
     try {
+      persister_->Start(*clock_);  // once the file's check passed (Persister::AwaitCheck)
       persister_->Sync();  // a new data dir holds its first world before anything is served
     } catch (const std::exception& e) {
       throw StartupError(e.what());

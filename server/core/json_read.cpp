@@ -123,6 +123,21 @@ bool JsonCursor::String(std::string& out) {
   }
 }
 
+bool JsonCursor::PlainString(std::string_view& out) {
+  const char* const before = p_;
+  if (!Consume('"')) return false;
+  const char* p = p_;
+  while (p != end_ && *p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20) ++p;
+  const std::string_view plain(p_, static_cast<size_t>(p - p_));
+  if (p == end_ || *p != '"' || !model::IsValidUtf8(plain)) {
+    p_ = before;
+    return false;
+  }
+  out = plain;
+  p_ = p + 1;
+  return true;
+}
+
 bool JsonCursor::Key(std::string_view& out) {
   if (!Consume('"')) return false;
   const char* start = p_;

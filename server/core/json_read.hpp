@@ -39,6 +39,10 @@ class JsonCursor {
   bool Integer(std::int64_t& out, std::int64_t min = INT64_MIN, std::int64_t max = INT64_MAX);
   // A string, unescaped; valid UTF-8 only.
   bool String(std::string& out);
+  // A string without escapes (valid UTF-8 only), answered as a view into the text; one with an
+  // escape is not consumed (String reads it). Most strings of records are plain: ids, names,
+  // statuses, whose copy was a restart's largest cost after the UUIDs' parse.
+  bool PlainString(std::string_view& out);
   // An object key and its colon. Keys of records are plain ASCII: one with an escape is not read
   // here. The view points into the text.
   bool Key(std::string_view& out);

@@ -142,6 +142,11 @@ bool ReadMember(core::JsonCursor& in, T& v) {
   if constexpr (std::is_same_v<T, std::string>) {
     return in.String(v);
   } else if constexpr (std::is_same_v<T, CompactString>) {
+    std::string_view plain;
+    if (in.PlainString(plain)) {
+      v = CompactString(plain);
+      return true;
+    }
     thread_local std::string text;
     if (!in.String(text)) return false;
     v = CompactString(text);
@@ -160,8 +165,8 @@ bool ReadMember(core::JsonCursor& in, T& v) {
     v = static_cast<T>(n);
     return true;
   } else if constexpr (std::is_enum_v<T> && requires { EnumNames(T{}); }) {
-    thread_local std::string name;
-    if (!in.String(name)) return false;
+    std::string_view name;
+    if (!in.PlainString(name)) return false;  // no enum name has an escape to write
     const auto e = core::ParseEnum<T>(name);  // EnumFromJson: the exact name, else refused
     if (!e) return false;
     v = *e;
@@ -447,8 +452,17 @@ void State::RebuildIndexes() {
   waitingJobs.clear();
   ownClockQueue.clear();
   ownClockQueued.clear();
-  for (const auto& [key, job] : jobs)
-    if (!job.running) waitingJobs[job.clock].insert(key);
+  // In key order, so each goes at its set's end (a hint, not a search: a million pending jobs).
+  std::set<JobKey>* waiting = nullptr;
+  const std::string* waiting_clock = nullptr;
+  for (const auto& [key, job] : jobs) {
+    if (job.running) continue;
+    if (!waiting || *waiting_clock != job.clock) {
+      waiting = &waitingJobs[job.clock];
+      waiting_clock = &job.clock;
+    }
+    waiting->emplace_hint(waiting->end(), key);
+  }
   for (const auto& [clock, keys] : waitingJobs) RequeueClock(clock);
 }
 
@@ -1006,7 +1020,7 @@ std::optional<StateText> TrySplitStateText(std::string_view text) {
         read = true;
         std::deque<Job> jobs;
         ok = ReadListText(in, jobs);
-        for (auto& job : jobs) lists.jobs.emplace(std::make_pair(job.dueMs, job.seq), std::move(job));  // as LoadState
+        for (auto& job : jobs) lists.LoadJob(std::move(job));
       }
       if (!ok) return std::nullopt;
       if (!read) {
@@ -1139,9 +1153,7 @@ State LoadState(const json& j, State lists) {
     if (j.contains("plans")) s.plans = j.at("plans").get<std::vector<Plan>>();
     if (j.contains("events")) s.events = j.at("events").get<std::deque<Event>>();
     if (j.contains("jobs")) {
-      for (auto job : j.at("jobs").get<std::vector<Job>>()) {
-        s.jobs.emplace(std::make_pair(job.dueMs, job.seq), std::move(job));
-      }
+      for (auto job : j.at("jobs").get<std::vector<Job>>()) s.LoadJob(std::move(job));
     }
     if (j.contains("nextJobSeq")) s.nextJobSeq = j.at("nextJobSeq").get<std::uint64_t>();
     if (j.contains("deliveries")) s.deliveries = j.at("deliveries").get<std::deque<DeliveryAttempt>>();

@@ -584,6 +584,10 @@ struct State {
   bool logsRewritten = false;
   // Marks a waiting job as taken by the scheduler (Job::running), keeping the index below.
   void MarkJobRunning(Job& job);
+  // A job read back (a state document, a data dir's row) put in `jobs` at its key; a repeated key
+  // keeps the first, as std::map::emplace does. Tried at the end first: jobs are read in seq order,
+  // which is mostly due order too (a million pending jobs, each placed without a search).
+  void LoadJob(Job&& job) { jobs.emplace_hint(jobs.end(), JobKey{job.dueMs, job.seq}, std::move(job)); }
 
   // ---- clocks' waiting jobs (derived, never dumped) ----------------------------------------------
   // The keys of the jobs not running, per clock ("" the instance clock): the scheduler starts a

@@ -242,19 +242,17 @@ Persister::Persister(std::string dir, Durability durability)
     // Start turns it off before the writer runs, so a file changed under a running emsim can never
     // turn into SIGBUS (SQLite's caveat for memory-mapped I/O).
     Exec(("PRAGMA mmap_size=" + std::to_string(kStartMmapBytes)).c_str());
-    std::string check;
+    // The format version is on the first page, which the statement above read whole.
+    int version = -1;
     sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db_, "PRAGMA quick_check", -1, &st, nullptr) != SQLITE_OK)
-      throw PersistError(path_ + ": " + SqliteError(db_));
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-      const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
-      if (t && std::strcmp(t, "ok") != 0) check += (check.empty() ? "" : "; ") + std::string(t);
-      if (check.size() > 2000) break;
-    }
+    if (sqlite3_prepare_v2(db_, "PRAGMA user_version", -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+      version = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) throw PersistError(path_ + ": the integrity check failed: " + SqliteError(db_));
-    if (!check.empty()) throw PersistError(path_ + ": the integrity check failed: " + check);
+    if (version != kFormatVersion) {  // written below before anything is read: checked first
+      const std::string check = QuickCheck(db_);
+      if (!check.empty()) throw PersistError(path_ + ": the integrity check failed: " + check);
+      check_started_ = check_done_ = true;
+    }
     if (had_wal) {
       const std::int64_t page = 4096;
       sqlite3_stmt* ps = nullptr;
@@ -281,6 +279,59 @@ Persister::Persister(std::string dir, Durability durability)
     sqlite3_close(db_);
     db_ = nullptr;
     ::close(lock_fd_);
+    throw;
+  }
+}
+
+std::string Persister::QuickCheck(sqlite3* db) const {
+  std::string check;
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &st, nullptr) != SQLITE_OK)
+    throw PersistError(path_ + ": the integrity check failed: " + SqliteError(db));
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    if (t && std::strcmp(t, "ok") != 0) check += (check.empty() ? "" : "; ") + std::string(t);
+    if (check.size() > 2000) break;
+  }
+  sqlite3_finalize(st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) throw PersistError(path_ + ": the integrity check failed: " + SqliteError(db));
+  return check;
+}
+
+void Persister::StartCheck() {
+  if (check_started_) return;
+  check_started_ = true;
+  checker_ = std::thread([this] {
+    sqlite3* db = nullptr;
+    try {
+      if (sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK)
+        throw PersistError(path_ + ": cannot open for the integrity check: " + SqliteError(db));
+      sqlite3_exec(db, ("PRAGMA mmap_size=" + std::to_string(kStartMmapBytes)).c_str(), nullptr, nullptr, nullptr);
+      const std::string check = QuickCheck(db);
+      if (!check.empty()) throw PersistError(path_ + ": the integrity check failed: " + check);
+    } catch (...) {
+      check_error_ = std::current_exception();
+    }
+    sqlite3_close(db);
+  });
+}
+
+void Persister::AwaitCheck() {
+  if (!check_done_) {
+    StartCheck();
+    checker_.join();
+    check_done_ = true;
+  }
+  if (check_error_) std::rethrow_exception(check_error_);
+}
+
+template <class F>
+auto Persister::Checked(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (...) {
+    AwaitCheck();  // the damage, when the check found any, is the reason
     throw;
   }
 }
@@ -427,6 +478,7 @@ void Persister::Migrate(int from) {
 
 Persister::~Persister() {
   if (rowid_builder_.joinable()) rowid_builder_.join();
+  if (checker_.joinable()) checker_.join();
   {
     std::lock_guard lock(mu_);
     stop_ = true;
@@ -451,23 +503,25 @@ Persister::~Persister() {
 // ---- read at start -----------------------------------------------------------------------------
 
 bool Persister::HasData() {
-  auto any_row = [&](const std::string& sql) {
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK)
-      throw PersistError(path_ + ": " + SqliteError(db_));
-    const int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) throw PersistError(path_ + ": reading (" + sql + "): " + SqliteError(db_));
-    return rc == SQLITE_ROW;
-  };
-  if (any_row("SELECT 1 FROM meta WHERE name='batch'")) return true;
-  // Every batch writes the marker, so rows without it were put there by hand or by a damaged
-  // write: never written over with the fixtures (a new world would replace every table).
-  for (const auto& t : kTables)
-    if (any_row(std::string("SELECT 1 FROM \"") + t.name + "\" LIMIT 1"))
-      throw PersistError(path_ + ": table " + t.name + " has rows but the file has no committed batch (meta row " +
-                         "'batch'): not emsim's world as written, and not written over; move the file away to start anew");
-  return false;
+  return Checked([&] {
+    auto any_row = [&](const std::string& sql) {
+      sqlite3_stmt* st = nullptr;
+      if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK)
+        throw PersistError(path_ + ": " + SqliteError(db_));
+      const int rc = sqlite3_step(st);
+      sqlite3_finalize(st);
+      if (rc != SQLITE_ROW && rc != SQLITE_DONE) throw PersistError(path_ + ": reading (" + sql + "): " + SqliteError(db_));
+      return rc == SQLITE_ROW;
+    };
+    if (any_row("SELECT 1 FROM meta WHERE name='batch'")) return true;
+    // Every batch writes the marker, so rows without it were put there by hand or by a damaged
+    // write: never written over with the fixtures (a new world would replace every table).
+    for (const auto& t : kTables)
+      if (any_row(std::string("SELECT 1 FROM \"") + t.name + "\" LIMIT 1"))
+        throw PersistError(path_ + ": table " + t.name + " has rows but the file has no committed batch (meta row " +
+                           "'batch'): not emsim's world as written, and not written over; move the file away to start anew");
+    return false;
+  });
 }
 
 namespace {
@@ -701,98 +755,101 @@ bool Persister::ReadRecords(sqlite3* db, size_t table, std::uint64_t first_pos, 
     model::Job job;
     ok = ReadRows<model::Job>(
         db, table, first_pos, [&]() -> model::Job& { return job = model::Job{}; },
-        [&](model::Job& read) { s.jobs.emplace(std::make_pair(read.dueMs, read.seq), std::move(read)); });  // as LoadState
+        [&](model::Job& read) { s.LoadJob(std::move(read)); });
   }
   return ok;
 }
 
 Recovered Persister::Read(bool document) {
-  AwaitRowids();  // a second read (the document's) starts over
-  for (auto& ids : rowids_) ids.Clear();
-  read_rowids_.assign(kTableCount, {});
-  collided_rowids_.assign(kTableCount, {});
-  Recovered out;
-  out.state = json::object();
-  Query(db_, "SELECT name, body, sum FROM meta", [&](sqlite3_stmt* st) {
-    const std::string name = ColumnText(st, 0);
-    json value = ParseBody("meta", name, st, 2);
-    if (name == "clock") out.clock = std::move(value);
-    else if (name == "batch") batches_ = out.batch = value.is_number_integer() ? value.get<std::int64_t>() : 0;
-    else out.state[name] = std::move(value);
-  });
-  // Where each log starts: the entries retention dropped before it (State::trimmed).
-  const json trimmed = out.state.contains("trimmed") && out.state["trimmed"].is_object() ? out.state["trimmed"] : json::object();
-  std::vector<std::uint64_t> first_pos(kTableCount, 0);
-  std::vector<std::int64_t> weight(kTableCount, 0);
-  for (size_t i = 0; i < kTableCount; ++i) {
-    const json first = trimmed.value(kTables[i].name, json(0));
-    if (first.is_number_unsigned()) first_pos[i] = first.get<std::uint64_t>();
-    // How many rows (rowids and positions grow by one) times the size of the last one: near enough
-    // to share the reading out, which goes by bytes (an email's row is twice a mailbox's).
-    Query(db_, std::string("SELECT rowid, length(body) FROM \"") + kTables[i].name + "\" ORDER BY rowid DESC LIMIT 1",
-          [&](sqlite3_stmt* st) {
-            const std::int64_t rows = std::max<std::int64_t>(0, sqlite3_column_int64(st, 0) - static_cast<std::int64_t>(first_pos[i]));
-            if (kTables[i].shape == Shape::kById) read_rowids_[i].reserve(static_cast<size_t>(rows));
-            weight[i] = rows * (64 + sqlite3_column_int64(st, 1));  // 64: a row's own cost, in bytes
-          });
-  }
-  // Parsing the rows is most of a start (measured at 100k mailboxes: 3.5 s of 5.7), and tables are
-  // independent: a second thread with its own read-only connection takes the tables a greedy split
-  // by row count gives it, biggest first. Rows are checked exactly as on one thread.
-  std::vector<size_t> order(kTableCount);
-  for (size_t i = 0; i < kTableCount; ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weight[a] > weight[b]; });
-  std::vector<size_t> mine, theirs;
-  std::int64_t my_load = 0, their_load = 0;
-  for (size_t i : order) {
-    if (their_load < my_load) {
-      theirs.push_back(i);
-      their_load += weight[i];
-    } else {
-      mine.push_back(i);
-      my_load += weight[i];
+  return Checked([&]() -> Recovered {
+    AwaitRowids();  // a second read (the document's) starts over
+    for (auto& ids : rowids_) ids.Clear();
+    read_rowids_.assign(kTableCount, {});
+    collided_rowids_.assign(kTableCount, {});
+    Recovered out;
+    out.state = json::object();
+    Query(db_, "SELECT name, body, sum FROM meta", [&](sqlite3_stmt* st) {
+      const std::string name = ColumnText(st, 0);
+      json value = ParseBody("meta", name, st, 2);
+      if (name == "clock") out.clock = std::move(value);
+      else if (name == "batch") batches_ = out.batch = value.is_number_integer() ? value.get<std::int64_t>() : 0;
+      else out.state[name] = std::move(value);
+    });
+    // Where each log starts: the entries retention dropped before it (State::trimmed).
+    const json trimmed = out.state.contains("trimmed") && out.state["trimmed"].is_object() ? out.state["trimmed"] : json::object();
+    std::vector<std::uint64_t> first_pos(kTableCount, 0);
+    std::vector<std::int64_t> weight(kTableCount, 0);
+    for (size_t i = 0; i < kTableCount; ++i) {
+      const json first = trimmed.value(kTables[i].name, json(0));
+      if (first.is_number_unsigned()) first_pos[i] = first.get<std::uint64_t>();
+      // How many rows (rowids and positions grow by one) times the size of the last one: near enough
+      // to share the reading out, which goes by bytes (an email's row is twice a mailbox's).
+      Query(db_, std::string("SELECT rowid, length(body) FROM \"") + kTables[i].name + "\" ORDER BY rowid DESC LIMIT 1",
+            [&](sqlite3_stmt* st) {
+              const std::int64_t rows = std::max<std::int64_t>(0, sqlite3_column_int64(st, 0) - static_cast<std::int64_t>(first_pos[i]));
+              if (kTables[i].shape == Shape::kById) read_rowids_[i].reserve(static_cast<size_t>(rows));
+              weight[i] = rows * (64 + sqlite3_column_int64(st, 1));  // 64: a row's own cost, in bytes
+            });
     }
-  }
-  std::vector<json> rows(kTableCount);
-  model::State lists;
-  std::vector<char> read(kTableCount, 1);  // whether a table's rows all became records directly
-  // Each thread fills its own tables of `lists` (distinct members) or its own entries of `rows`.
-  auto read_table = [&](sqlite3* db, size_t i) {
-    if (document) rows[i] = ReadTable(db, i, first_pos[i]);
-    else read[i] = ReadRecords(db, i, first_pos[i], lists);
-  };
-  std::exception_ptr their_error;
-  std::thread helper([&] {
-    sqlite3* db = nullptr;
+    // Parsing the rows is most of a start (measured at 100k mailboxes: 3.5 s of 5.7), and tables are
+    // independent: a second thread with its own read-only connection takes the tables a greedy split
+    // by row count gives it, biggest first. Rows are checked exactly as on one thread.
+    std::vector<size_t> order(kTableCount);
+    for (size_t i = 0; i < kTableCount; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weight[a] > weight[b]; });
+    std::vector<size_t> mine, theirs;
+    std::int64_t my_load = 0, their_load = 0;
+    for (size_t i : order) {
+      if (their_load < my_load) {
+        theirs.push_back(i);
+        their_load += weight[i];
+      } else {
+        mine.push_back(i);
+        my_load += weight[i];
+      }
+    }
+    std::vector<json> rows(kTableCount);
+    model::State lists;
+    std::vector<char> read(kTableCount, 1);  // whether a table's rows all became records directly
+    // Each thread fills its own tables of `lists` (distinct members) or its own entries of `rows`.
+    auto read_table = [&](sqlite3* db, size_t i) {
+      if (document) rows[i] = ReadTable(db, i, first_pos[i]);
+      else read[i] = ReadRecords(db, i, first_pos[i], lists);
+    };
+    std::exception_ptr their_error;
+    std::thread helper([&] {
+      sqlite3* db = nullptr;
+      try {
+        if (sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK)
+          throw PersistError(path_ + ": cannot open for reading: " + SqliteError(db));
+        sqlite3_exec(db, ("PRAGMA mmap_size=" + std::to_string(kStartMmapBytes)).c_str(), nullptr, nullptr, nullptr);
+        core::CompactString::BulkAssign repeated_texts;  // (core/compact_string.hpp)
+        for (size_t i : theirs) read_table(db, i);
+      } catch (...) {
+        their_error = std::current_exception();
+      }
+      sqlite3_close(db);
+    });
+    std::exception_ptr my_error;
     try {
-      if (sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK)
-        throw PersistError(path_ + ": cannot open for reading: " + SqliteError(db));
-      sqlite3_exec(db, ("PRAGMA mmap_size=" + std::to_string(kStartMmapBytes)).c_str(), nullptr, nullptr, nullptr);
-      core::CompactString::BulkAssign repeated_texts;  // (core/compact_string.hpp)
-      for (size_t i : theirs) read_table(db, i);
+      core::CompactString::BulkAssign repeated_texts;
+      for (size_t i : mine) read_table(db_, i);
     } catch (...) {
-      their_error = std::current_exception();
+      my_error = std::current_exception();
     }
-    sqlite3_close(db);
+    helper.join();
+    if (my_error) std::rethrow_exception(my_error);
+    if (their_error) std::rethrow_exception(their_error);
+    if (!document) {
+      if (std::find(read.begin(), read.end(), 0) != read.end()) return Read(true);
+      out.lists = std::move(lists);
+    } else {
+      for (size_t i = 0; i < kTableCount; ++i) out.state[kTables[i].name] = std::move(rows[i]);
+    }
+    rowid_builder_ = std::thread([this] { BuildRowids(); });
+    StartCheck();  // beside the load, which has one thread
+    return out;
   });
-  std::exception_ptr my_error;
-  try {
-    core::CompactString::BulkAssign repeated_texts;
-    for (size_t i : mine) read_table(db_, i);
-  } catch (...) {
-    my_error = std::current_exception();
-  }
-  helper.join();
-  if (my_error) std::rethrow_exception(my_error);
-  if (their_error) std::rethrow_exception(their_error);
-  if (!document) {
-    if (std::find(read.begin(), read.end(), 0) != read.end()) return Read(true);
-    out.lists = std::move(lists);
-  } else {
-    for (size_t i = 0; i < kTableCount; ++i) out.state[kTables[i].name] = std::move(rows[i]);
-  }
-  rowid_builder_ = std::thread([this] { BuildRowids(); });
-  return out;
 }
 
 void Persister::BuildRowids() {
@@ -831,20 +888,22 @@ std::optional<std::int64_t> Persister::ScanRowid(std::uint8_t table, const std::
 }
 
 model::State Persister::Load(Recovered& saved) {
-  try {
-    return saved.lists ? model::LoadState(saved.state, std::move(*saved.lists)) : model::LoadState(saved.state);
-  } catch (const std::exception& e) {
-    if (!saved.lists) throw PersistError(Describe(e.what(), saved.state));
-  }
-  // Rows read straight into records carry no position in a document: the file read again as one
-  // gives the message a state load gives, with the row's table and id. (Should the document load
-  // where the records did not, the document is the reference: its world is the answer.)
-  saved = Read(true);
-  try {
-    return model::LoadState(saved.state);
-  } catch (const std::exception& e) {
-    throw PersistError(Describe(e.what(), saved.state));
-  }
+  return Checked([&]() -> model::State {
+    try {
+      return saved.lists ? model::LoadState(saved.state, std::move(*saved.lists)) : model::LoadState(saved.state);
+    } catch (const std::exception& e) {
+      if (!saved.lists) throw PersistError(Describe(e.what(), saved.state));
+    }
+    // Rows read straight into records carry no position in a document: the file read again as one
+    // gives the message a state load gives, with the row's table and id. (Should the document load
+    // where the records did not, the document is the reference: its world is the answer.)
+    saved = Read(true);
+    try {
+      return model::LoadState(saved.state);
+    } catch (const std::exception& e) {
+      throw PersistError(Describe(e.what(), saved.state));
+    }
+  });
 }
 
 std::string Persister::Describe(const std::string& load_error, const json& state) const {
@@ -1021,6 +1080,7 @@ void Persister::Sync() {
 // ---- the writer --------------------------------------------------------------------------------
 
 void Persister::Start(const Clock& clock) {
+  AwaitCheck();
   clock_ = &clock;
   AwaitRowids();
   Exec("PRAGMA mmap_size=0");  // the start's memory map (the constructor) ends here

@@ -154,6 +154,7 @@ class Persister {
   std::string Describe(const std::string& load_error, const json& state) const;
 
   // Starts the writer thread (and the checkpointer's); the clock is written with every batch.
+  // First waits for the file's integrity check: throws PersistError when it found damage.
   void Start(const Clock& clock);
   // Before Start: the WAL's size, in frames, at which a checkpoint is asked for, and past which the
   // writer checkpoints itself (defaults: 10,000 and 40,000 frames of 4 KiB). Tests make them small.
@@ -238,6 +239,21 @@ class Persister {
   std::thread rowid_builder_;
   void BuildRowids();
   void AwaitRowids();
+
+  // PRAGMA quick_check of a file already in this emsim's format runs on a thread and connection of
+  // its own while the world is read and loaded (it was ~15% of a restart, on one core while the
+  // other waited); Start waits for it, so nothing is served or written before it passed. A file
+  // about to be written first (a new one, a migration) is checked before that, in the constructor.
+  // An error of the read or the load is reported only once the check passed: a damaged file is
+  // refused for its damage, not for the row it happened to garble.
+  std::string QuickCheck(sqlite3* db) const;  // the problems found ("" none); throws when it cannot run
+  void StartCheck();
+  void AwaitCheck();  // throws the check's PersistError
+  template <class F>
+  auto Checked(F&& f) -> decltype(f());
+  std::thread checker_;
+  bool check_started_ = false, check_done_ = false;
+  std::exception_ptr check_error_;
   sqlite3_stmt* put_meta_ = nullptr;
 
   // The scalar parts (ids, job and fault counters, faults, trimmed) as the last change set queued

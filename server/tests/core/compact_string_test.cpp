@@ -73,6 +73,28 @@ TEST(CompactString, RandomUuidsAreHeldInTheirSixteenBytes) {
   }
 }
 
+// Every byte at every place of a canonical UUID: held in 16 bytes exactly when the text is still a
+// canonical UUID (lower-case hex digits, dashes where they go, the RFC 4122 variant), and either
+// way read back as given.
+TEST(CompactString, OnlyCanonicalUuidTextIsHeldAsItsBits) {
+  const std::string uuid = "56e59f65-537b-414e-985f-c06504bf1dd6";
+  const size_t pooled = CompactString::PooledCount();
+  for (size_t at = 0; at < uuid.size(); ++at) {
+    for (int byte = 0; byte < 256; ++byte) {
+      std::string t = uuid;
+      t[at] = static_cast<char>(byte);
+      const char c = t[at];
+      const bool dash_place = at == 8 || at == 13 || at == 18 || at == 23;
+      const bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+      bool canonical = dash_place ? c == '-' : hex;
+      if (at == 19) canonical = canonical && (c == '8' || c == '9' || c == 'a' || c == 'b');  // the variant's digit
+      const CompactString s(t);
+      ASSERT_EQ(s.str(), t) << "byte " << byte << " at " << at;
+      ASSERT_EQ(CompactString::PooledCount(), pooled + (canonical ? 0 : 1)) << "byte " << byte << " at " << at;
+    }
+  }
+}
+
 TEST(CompactString, APooledTextIsSharedAndFreedWithItsLastHolder) {
   const size_t pooled = CompactString::PooledCount();
   {

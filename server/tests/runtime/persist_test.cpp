@@ -511,6 +511,60 @@ TEST(Persist, AFlippedBitInsideABodyIsRefusedNamingTableAndId) {
   }
 }
 
+// A page added to the file and counted in its header, in no table and not free: every row is whole
+// and reads back, so only the file's check sees it ("Page N is never used").
+void AddAPageNothingUses(const std::string& file) {
+  std::string bytes = FileText(file);
+  const size_t page = std::stoul(SqlValue(file, "PRAGMA page_size"));
+  ASSERT_EQ(bytes.size() % page, 0u);
+  const std::uint32_t pages = static_cast<std::uint32_t>(bytes.size() / page) + 1;
+  for (int i = 0; i < 4; ++i) bytes[28 + i] = static_cast<char>(pages >> (8 * (3 - i)));  // big-endian, at 28
+  bytes.append(page, '\0');
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+TEST(Persist, DamageTheRowsDoNotShowStopsTheStartBeforeAnythingIsWritten) {
+  TempDir dir;
+  WriteWorld(dir.path);
+  const std::string file = dir.path + "/emsim.db";
+  AddAPageNothingUses(file);
+  const std::string damaged = FileText(file);
+  {
+    Persister p(dir.path, Durability::kFull);
+    ASSERT_TRUE(p.HasData());
+    Recovered r = p.Read();  // the check runs beside the read and the load
+    const State world = p.Load(r);
+    EXPECT_EQ(world.workspaces.Find("ws_1")->name, "One");
+    Clock clock(ClockMode::kManual, 0);
+    try {
+      p.Start(clock);
+      FAIL() << "a file that fails its check was started";
+    } catch (const PersistError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find(file + ": the integrity check failed"), std::string::npos) << m;
+    }
+  }
+  EXPECT_EQ(FileText(file), damaged) << "the refused file was written";
+}
+
+TEST(Persist, AFileWithDamagedRowsAndPagesIsRefusedForItsPages) {
+  TempDir dir;
+  WriteWorld(dir.path);
+  const std::string file = dir.path + "/emsim.db";
+  AddAPageNothingUses(file);
+  std::string bytes = FileText(file);
+  bytes[bytes.find("\"name\":\"One\"") + 9] ^= 0x01;  // a body that no longer matches its checksum
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+  Persister p(dir.path, Durability::kFull);
+  try {
+    p.Read();
+    FAIL() << "a damaged file was read";
+  } catch (const PersistError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(file + ": the integrity check failed"), std::string::npos) << m;
+  }
+}
+
 TEST(Persist, ABodyEditedByHandWithSqliteIsReadUnchecked) {
   TempDir dir;
   WriteWorld(dir.path);
