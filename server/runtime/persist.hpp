@@ -240,14 +240,17 @@ class Persister {
   void BuildRowids();
   void AwaitRowids();
 
-  // PRAGMA quick_check of a file already in this emsim's format runs on a thread and connection of
-  // its own while the world is read and loaded (it was ~15% of a restart, on one core while the
-  // other waited); Start waits for it, so nothing is served or written before it passed. A file
-  // about to be written first (a new one, a migration) is checked before that, in the constructor.
-  // An error of the read or the load is reported only once the check passed: a damaged file is
-  // refused for its damage, not for the row it happened to garble.
+  // PRAGMA quick_check of a file already in this emsim's format runs on a thread of its own while
+  // the world is read and loaded (it was ~15% of a restart, on one core while the other waited):
+  // Read's helper runs it once its tables are read. Start waits for it, so nothing is served or
+  // written before it passed. A file about to be written first (a new one, a migration) is checked
+  // before that, in the constructor. An error of the read or the load is reported only once the
+  // check has run, and the check's first: a damaged file is refused for its damage, not for the
+  // row it happened to garble.
   std::string QuickCheck(sqlite3* db) const;  // the problems found ("" none); throws when it cannot run
-  void StartCheck();
+  sqlite3* OpenForReading() const;  // a read-only connection with the start's memory map
+  void RunCheck(sqlite3* db) noexcept;  // on `db` (else a connection of its own); keeps the error
+  void StartCheck();  // on a thread of its own, unless it was started
   void AwaitCheck();  // throws the check's PersistError
   template <class F>
   auto Checked(F&& f) -> decltype(f());
