@@ -181,17 +181,22 @@ Response InjectedAnswer(const model::Fault& f, app::ErrorIds& error_ids) {
 }
 
 // An answer sent once the change it reports is on disk (runtime::Store::DurableTicket). When the
-// disk refuses the change, a 500 goes out instead, and the journal says so too.
+// disk refuses the change, a 500 goes out instead. Its journal entry waits as the client does
+// (pending until then): listed as sent, the moment before it is sent.
 class DurableAnswer final : public http::Gate {
  public:
-  DurableAnswer(const Services& svc, std::uint64_t ticket, std::string request_id)
-      : svc_(svc), ticket_(ticket), request_id_(std::move(request_id)) {}
+  DurableAnswer(const Services& svc, std::uint64_t ticket) : svc_(svc), ticket_(ticket) {}
+  // The ticket of the answer's journal entry (Request::journalTicket), once it is journaled.
+  void Journaled(std::optional<std::uint64_t> entry) { entry_ = entry; }
   void Then(std::function<void(const std::string*)> done) override {
-    svc_.store.OnDurable(ticket_, [svc = &svc_, id = request_id_, done = std::move(done)](bool ok) {
-      if (ok) return done(nullptr);
+    svc_.store.OnDurable(ticket_, [svc = &svc_, entry = entry_, done = std::move(done)](bool ok) {
+      if (ok) {
+        if (entry) svc->journal.Settle(*entry);
+        return done(nullptr);
+      }
       const Response res = ToResponse(model::Error::Internal(model::msg::kNotDurable), svc->errorIds.Next());
       std::string body = core::DumpJson(res.body);
-      svc->journal.Replace(id, res.status, body);
+      if (entry) svc->journal.Replace(*entry, res.status, body);
       done(&body);
     });
   }
@@ -199,7 +204,7 @@ class DurableAnswer final : public http::Gate {
  private:
   const Services& svc_;
   std::uint64_t ticket_;
-  std::string request_id_;
+  std::optional<std::uint64_t> entry_;
 };
 
 }  // namespace
@@ -490,7 +495,7 @@ Response Router::Handle(RawRequest raw) {
     // with a gate and goes back to its socket (the writer sends it after the commit); otherwise
     // (TLS, or no connection) this thread waits. In memory neither happens. Reads, read-only POSTs
     // included, never wait for the disk.
-    std::shared_ptr<http::Gate> gate;
+    std::shared_ptr<DurableAnswer> durable;
     if (writes) {
       // Once the disk has refused a write, every later one is refused here, as a 500 journaled as such.
       if (!req.canDefer || svc_.store.DurableFailed()) {
@@ -499,17 +504,25 @@ Response Router::Handle(RawRequest raw) {
         } catch (const runtime::PersistError&) {  // the writer has logged why
           return fail(model::Error::Internal(model::msg::kNotDurable));
         }
-      } else if (auto ticket = svc_.store.DurableTicket()) gate = std::make_shared<DurableAnswer>(svc_, *ticket, req.requestId);
+      } else if (auto ticket = svc_.store.DurableTicket()) {
+        durable = std::make_shared<DurableAnswer>(svc_, *ticket);
+        req.answerDeferred = true;
+      }
     }
     Response res = reply ? Finish(req, std::move(reply.value()), ctx.clock.empty() ? started : ctx.now, false)  // at the time of the clock it ran on
                          : fail(reply.error());
-    res.gate = std::move(gate);
+    if (durable) {
+      durable->Journaled(req.journalTicket);
+      res.gate = std::move(durable);
+    }
     return res;
   } catch (const std::exception& e) {
     ctx.EndTxn();
+    req.answerDeferred = false;  // this answer goes out now
     return internal_error(e.what());
   } catch (...) {
     ctx.EndTxn();
+    req.answerDeferred = false;
     return internal_error("unknown exception");
   }
 }
@@ -594,7 +607,8 @@ Response Router::Finish(Request& req, Response res, const model::Millis started,
     }
     if (req.fault) entry.faultId = req.fault->id;
     entry.faultError = std::move(fault_error);
-    svc_.journal.Add(std::move(entry));
+    entry.pending = req.answerDeferred;
+    req.journalTicket = svc_.journal.Add(std::move(entry));
   }
   return res;
 }

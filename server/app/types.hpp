@@ -37,6 +37,10 @@ struct Request {
   json body;                                  // parsed JSON body; null when there was none
   bool hasBody = false;
   bool canDefer = false;  // the connection can send the answer later (http::RawRequest::canDefer)
+  // The answer is sent later, once its change is on disk: journaled as pending (runtime::Journal),
+  // and the ticket of its journal entry kept for the gate that sends it (none: not journaled).
+  bool answerDeferred = false;
+  std::optional<std::uint64_t> journalTicket;
   // PUT /_sim/state's body read straight into records (model::SplitStateText) instead of `body`:
   // its document would be ~6 times the text. Mutable: the handler moves the records out.
   mutable std::optional<model::StateText> stateText;

@@ -14,25 +14,26 @@ Journal::Journal(size_t capacity)
       stripes_(std::min(capacity, kMaxStripes)),
       per_stripe_(capacity == 0 ? 0 : (capacity + stripes_.size() - 1) / stripes_.size()) {}
 
-void Journal::Put(Item&& item) {
-  if (capacity_ == 0) return;
+std::uint64_t Journal::Put(Item&& item) {
+  if (capacity_ == 0) return 0;
   const std::uint64_t ticket = tickets_.fetch_add(1, std::memory_order_relaxed);
   Stripe& stripe = stripes_[ticket % stripes_.size()];
   std::lock_guard lock(stripe.mu);
   if (stripe.ring.size() < per_stripe_) {
     stripe.ring.emplace_back(ticket, std::move(item));
-    return;
+    return ticket;
   }
   auto& slot = stripe.ring[stripe.next];
   slot.first = ticket;
   std::swap(slot.second, item);  // `item`, the caller's, now holds the oldest entry: freed by the
                                  // caller after this returns, outside the lock
   stripe.next = (stripe.next + 1) % per_stripe_;
+  return ticket;
 }
 
-void Journal::Add(JournalEntry&& entry) {
+std::uint64_t Journal::Add(JournalEntry&& entry) {
   Item item(std::move(entry));
-  Put(std::move(item));
+  return Put(std::move(item));
 }  // the entry it replaced is freed here
 
 void Journal::Add(json entry) {
@@ -155,8 +156,9 @@ std::vector<json> Journal::Records() const {
   for (const Stripe& stripe : stripes_) {
     std::lock_guard lock(stripe.mu);
     for (const auto& [ticket, item] : stripe.ring) {
-      all.emplace_back(ticket, std::holds_alternative<json>(item) ? std::get<json>(item)
-                                                                  : ToJson(std::get<JournalEntry>(item)));
+      const auto* e = std::get_if<JournalEntry>(&item);
+      if (e && e->pending) continue;  // its answer is not out yet
+      all.emplace_back(ticket, e ? ToJson(*e) : std::get<json>(item));
     }
   }
   std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -220,21 +222,33 @@ void Journal::Clear() {
   }
 }
 
-bool Journal::Replace(const std::string& id, int status, std::string response) {
-  // A scan of every stripe: this happens only when the disk refused a write.
-  for (Stripe& stripe : stripes_) {
-    std::lock_guard lock(stripe.mu);
-    for (auto& slot : stripe.ring) {
-      auto* e = std::get_if<JournalEntry>(&slot.second);
-      if (!e || e->id != id) continue;
-      e->status = status;
-      e->response = std::move(response);
-      e->validationErrors = json();
-      e->validationErrorsInResponse = false;
-      return true;
-    }
+template <class F>
+bool Journal::WithEntry(std::uint64_t ticket, F&& f) {
+  if (capacity_ == 0) return false;
+  Stripe& stripe = stripes_[ticket % stripes_.size()];  // where Put put it: a few dozen slots to look at
+  std::lock_guard lock(stripe.mu);
+  for (auto& slot : stripe.ring) {
+    if (slot.first != ticket) continue;
+    auto* e = std::get_if<JournalEntry>(&slot.second);
+    if (!e) return false;
+    f(*e);
+    return true;
   }
   return false;
+}
+
+void Journal::Settle(std::uint64_t ticket) {
+  WithEntry(ticket, [](JournalEntry& e) { e.pending = false; });
+}
+
+bool Journal::Replace(std::uint64_t ticket, int status, std::string response) {
+  return WithEntry(ticket, [&](JournalEntry& e) {
+    e.status = status;
+    e.response = std::move(response);
+    e.validationErrors = json();
+    e.validationErrorsInResponse = false;
+    e.pending = false;
+  });
 }
 
 size_t Journal::EraseAccount(const std::string& account_id) {

@@ -43,6 +43,10 @@ struct JournalEntry {
   bool validationErrorsInResponse = false;  // the field errors are `response`'s "errors"
   std::string faultId;         // the /_sim/faults fault the request met ("" = none)
   std::string faultError;      // why that fault's patch did not apply ("" = it did)
+  // An answer not sent yet: a durable one, which goes out once its change is on disk. Neither
+  // listed nor counted until then (Journal::Settle, or Replace when the disk refused it), so the
+  // journal never shows a client's request before the client has its answer.
+  bool pending = false;
 };
 
 // What GET /_sim/requests filters by and POST /_sim/requests/count counts (WireMock's verify):
@@ -62,7 +66,8 @@ class Journal {
  public:
   explicit Journal(size_t capacity);
 
-  void Add(JournalEntry&& entry);
+  // Answers the entry's ticket, for Settle and Replace.
+  std::uint64_t Add(JournalEntry&& entry);
   void Add(json entry);  // a ready-made record (errors raised by the transport before the pipeline)
   // Newest last, those matching `pattern`; limit keeps the newest N. With `secrets` false, the
   // bodies, answers and headers listed have their secrets masked (model::MaskSecretValues), as
@@ -72,16 +77,21 @@ class Journal {
   // that come closest (fewest mismatches, newest first), each with its reasons.
   json Count(const RequestPattern& pattern) const;
   void Clear();
-  // The answer of request `id` was replaced after it was journaled (a durable answer whose change
-  // the data file refused): its status and error text become these. False when it is no longer kept.
-  bool Replace(const std::string& id, int status, std::string response);
+  // A pending entry's answer went out as journaled: from now on it is listed and counted.
+  void Settle(std::uint64_t ticket);
+  // A pending entry's answer was replaced (a durable answer whose change the data file refused):
+  // its status and error text become these, and it is listed. False when it is no longer kept.
+  bool Replace(std::uint64_t ticket, int status, std::string response);
   // Forgets the entries of one account's requests (a tenant deleted); answers how many.
   size_t EraseAccount(const std::string& account_id);
   size_t size() const;
 
  private:
   using Item = std::variant<JournalEntry, json>;
-  void Put(Item&& item);
+  std::uint64_t Put(Item&& item);
+  // Calls f with the entry of `ticket` under its stripe's lock; false when it is no longer kept.
+  template <class F>
+  bool WithEntry(std::uint64_t ticket, F&& f);
   // Every journaled record, oldest first, as listed (secrets not yet masked).
   std::vector<json> Records() const;
 

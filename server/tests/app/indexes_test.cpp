@@ -470,6 +470,43 @@ TEST(Journal, KeepsTheNewestEntriesInOrderAcrossStripes) {
   }
 }
 
+// A durable answer goes out once its change is on disk; its entry is pending until then: not
+// listed, not counted, then listed in its place among the others, as sent or as replaced.
+TEST(Journal, APendingEntryIsListedOnlyOnceItsAnswerIsOut) {
+  runtime::Journal journal(300);
+  journal.Add(Entry("before"));
+  runtime::JournalEntry waiting = Entry("waiting");
+  waiting.pending = true;
+  const std::uint64_t waiting_ticket = journal.Add(std::move(waiting));
+  runtime::JournalEntry refused = Entry("refused");
+  refused.pending = true;
+  const std::uint64_t refused_ticket = journal.Add(std::move(refused));
+  journal.Add(Entry("after"));
+  auto ids = [&] {
+    std::vector<std::string> out;
+    for (const auto& e : journal.List({}, 0)) out.push_back(e["id"]);
+    return out;
+  };
+  EXPECT_EQ(ids(), (std::vector<std::string>{"before", "after"}));
+  runtime::RequestPattern get;
+  get.method = "GET";
+  EXPECT_EQ(journal.Count(get)["count"], 2);
+  journal.Settle(waiting_ticket);
+  EXPECT_EQ(ids(), (std::vector<std::string>{"before", "waiting", "after"}));
+  EXPECT_TRUE(journal.Replace(refused_ticket, 500, R"({"status":500,"message":"not written"})"));
+  EXPECT_EQ(ids(), (std::vector<std::string>{"before", "waiting", "refused", "after"}));
+  const json listed = journal.List({}, 0);
+  EXPECT_EQ(listed[1]["status"], 200);
+  EXPECT_EQ(listed[2]["status"], 500);
+  EXPECT_EQ(listed[2]["response"]["message"], "not written");
+  EXPECT_EQ(journal.Count(get)["count"], 4);
+  // An entry the ring has dropped since: nothing to settle or replace.
+  for (int i = 0; i < 1000; ++i) journal.Add(Entry("later"));  // every stripe wraps
+  journal.Settle(waiting_ticket);
+  EXPECT_FALSE(journal.Replace(refused_ticket, 500, "{}"));
+  EXPECT_EQ(journal.List({}, 0).size(), 300u);
+}
+
 // Requests journaled from many threads at once: none is lost while the journal has room, and
 // each thread's entries are listed in the order that thread added them.
 TEST(Journal, ConcurrentAddsLoseNothing) {

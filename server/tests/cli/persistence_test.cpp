@@ -76,6 +76,19 @@ TEST(DataDir, AWriteTheFileRefusesIsAnswered500AndNotAcknowledged) {
   EXPECT_EQ(s.Get("/_sim/requests?status=200&path=/v2/placement-tests/purchase", "").body["requests"].size(), 0u);
 }
 
+// A durable answer is sent by the writer once its change is on disk; the journal lists it from
+// then on, with the status the client got (before, it is pending: Journal, APendingEntry...).
+TEST(DataDir, ADurableAnswerIsJournaledWithTheStatusItWentOutWith) {
+  TempDir dir;
+  TestServer s(WithDataDir(dir.path));
+  const auto bought = s.Post("/v2/placement-tests/purchase", kPurchase);
+  ASSERT_EQ(bought.status, 200) << bought.raw;
+  const json journaled = s.Get("/_sim/requests?path=/v2/placement-tests/purchase", "").body["requests"];
+  ASSERT_EQ(journaled.size(), 1u) << journaled;
+  EXPECT_EQ(journaled[0]["status"], 200);
+  EXPECT_EQ(journaled[0]["id"], bought.Header("x-request-id"));
+}
+
 TEST(DataDir, AResetIsItselfDurable) {
   TempDir dir;
   json fixture;
