@@ -348,6 +348,17 @@ auto Persister::Checked(F&& f) -> decltype(f()) {
   }
 }
 
+// What the start reads is reported only once the file's check has run (Checked).
+bool Persister::HasData() {
+  return Checked([&] { return HasDataUnchecked(); });
+}
+Recovered Persister::Read(bool document) {
+  return Checked([&] { return ReadUnchecked(document); });
+}
+model::State Persister::Load(Recovered& saved) {
+  return Checked([&] { return LoadUnchecked(saved); });
+}
+
 void Persister::TakeLock() {
   const std::string lock = dir_ + "/" + kLockName;
   lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -514,26 +525,24 @@ Persister::~Persister() {
 
 // ---- read at start -----------------------------------------------------------------------------
 
-bool Persister::HasData() {
-  return Checked([&] {
-    auto any_row = [&](const std::string& sql) {
-      sqlite3_stmt* st = nullptr;
-      if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK)
-        throw PersistError(path_ + ": " + SqliteError(db_));
-      const int rc = sqlite3_step(st);
-      sqlite3_finalize(st);
-      if (rc != SQLITE_ROW && rc != SQLITE_DONE) throw PersistError(path_ + ": reading (" + sql + "): " + SqliteError(db_));
-      return rc == SQLITE_ROW;
-    };
-    if (any_row("SELECT 1 FROM meta WHERE name='batch'")) return true;
-    // Every batch writes the marker, so rows without it were put there by hand or by a damaged
-    // write: never written over with the fixtures (a new world would replace every table).
-    for (const auto& t : kTables)
-      if (any_row(std::string("SELECT 1 FROM \"") + t.name + "\" LIMIT 1"))
-        throw PersistError(path_ + ": table " + t.name + " has rows but the file has no committed batch (meta row " +
-                           "'batch'): not emsim's world as written, and not written over; move the file away to start anew");
-    return false;
-  });
+bool Persister::HasDataUnchecked() {
+  auto any_row = [&](const std::string& sql) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK)
+      throw PersistError(path_ + ": " + SqliteError(db_));
+    const int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) throw PersistError(path_ + ": reading (" + sql + "): " + SqliteError(db_));
+    return rc == SQLITE_ROW;
+  };
+  if (any_row("SELECT 1 FROM meta WHERE name='batch'")) return true;
+  // Every batch writes the marker, so rows without it were put there by hand or by a damaged
+  // write: never written over with the fixtures (a new world would replace every table).
+  for (const auto& t : kTables)
+    if (any_row(std::string("SELECT 1 FROM \"") + t.name + "\" LIMIT 1"))
+      throw PersistError(path_ + ": table " + t.name + " has rows but the file has no committed batch (meta row " +
+                         "'batch'): not emsim's world as written, and not written over; move the file away to start anew");
+  return false;
 }
 
 namespace {
@@ -772,102 +781,100 @@ bool Persister::ReadRecords(sqlite3* db, size_t table, std::uint64_t first_pos, 
   return ok;
 }
 
-Recovered Persister::Read(bool document) {
-  return Checked([&]() -> Recovered {
-    AwaitRowids();  // a second read (the document's) starts over
-    for (auto& ids : rowids_) ids.Clear();
-    read_rowids_.assign(kTableCount, {});
-    collided_rowids_.assign(kTableCount, {});
-    Recovered out;
-    out.state = json::object();
-    Query(db_, "SELECT name, body, sum FROM meta", [&](sqlite3_stmt* st) {
-      const std::string name = ColumnText(st, 0);
-      json value = ParseBody("meta", name, st, 2);
-      if (name == "clock") out.clock = std::move(value);
-      else if (name == "batch") batches_ = out.batch = value.is_number_integer() ? value.get<std::int64_t>() : 0;
-      else out.state[name] = std::move(value);
-    });
-    // Where each log starts: the entries retention dropped before it (State::trimmed).
-    const json trimmed = out.state.contains("trimmed") && out.state["trimmed"].is_object() ? out.state["trimmed"] : json::object();
-    std::vector<std::uint64_t> first_pos(kTableCount, 0);
-    std::vector<std::int64_t> weight(kTableCount, 0);
-    for (size_t i = 0; i < kTableCount; ++i) {
-      const json first = trimmed.value(kTables[i].name, json(0));
-      if (first.is_number_unsigned()) first_pos[i] = first.get<std::uint64_t>();
-      // How many rows (rowids and positions grow by one) times the size of the last one: near enough
-      // to share the reading out, which goes by bytes (an email's row is twice a mailbox's).
-      Query(db_, std::string("SELECT rowid, length(body) FROM \"") + kTables[i].name + "\" ORDER BY rowid DESC LIMIT 1",
-            [&](sqlite3_stmt* st) {
-              const std::int64_t rows = std::max<std::int64_t>(0, sqlite3_column_int64(st, 0) - static_cast<std::int64_t>(first_pos[i]));
-              if (kTables[i].shape == Shape::kById) read_rowids_[i].reserve(static_cast<size_t>(rows));
-              weight[i] = rows * (64 + sqlite3_column_int64(st, 1));  // 64: a row's own cost, in bytes
-            });
-    }
-    // Parsing the rows is most of a start (measured at 100k mailboxes: 3.5 s of 5.7), and tables are
-    // independent: a second thread with its own read-only connection takes the tables a greedy split
-    // by row count gives it, biggest first. Rows are checked exactly as on one thread.
-    std::vector<size_t> order(kTableCount);
-    for (size_t i = 0; i < kTableCount; ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weight[a] > weight[b]; });
-    std::vector<size_t> mine, theirs;
-    std::int64_t my_load = 0, their_load = 0;
-    for (size_t i : order) {
-      if (their_load < my_load) {
-        theirs.push_back(i);
-        their_load += weight[i];
-      } else {
-        mine.push_back(i);
-        my_load += weight[i];
-      }
-    }
-    std::vector<json> rows(kTableCount);
-    model::State lists;
-    std::vector<char> read(kTableCount, 1);  // whether a table's rows all became records directly
-    // Each thread fills its own tables of `lists` (distinct members) or its own entries of `rows`.
-    auto read_table = [&](sqlite3* db, size_t i) {
-      if (document) rows[i] = ReadTable(db, i, first_pos[i]);
-      else read[i] = ReadRecords(db, i, first_pos[i], lists);
-    };
-    std::exception_ptr their_error;
-    // Once its tables are read, the helper checks the file (StartCheck), beside this thread's load:
-    // the two take about as long (at a million purchases ~0.85 s each), so both cores stay busy.
-    const bool helper_checks = !check_started_;
-    check_started_ = true;
-    std::latch helper_read(1);
-    std::thread helper([&, helper_checks] {
-      sqlite3* db = nullptr;
-      try {
-        db = OpenForReading();
-        core::CompactString::BulkAssign repeated_texts;  // (core/compact_string.hpp)
-        for (size_t i : theirs) read_table(db, i);
-      } catch (...) {
-        their_error = std::current_exception();
-      }
-      helper_read.count_down();  // from here on nothing of Read's is touched
-      if (helper_checks) RunCheck(db);
-      sqlite3_close(db);
-    });
-    std::exception_ptr my_error;
-    try {
-      core::CompactString::BulkAssign repeated_texts;
-      for (size_t i : mine) read_table(db_, i);
-    } catch (...) {
-      my_error = std::current_exception();
-    }
-    helper_read.wait();
-    if (helper_checks) checker_ = std::move(helper);
-    else helper.join();
-    if (my_error) std::rethrow_exception(my_error);
-    if (their_error) std::rethrow_exception(their_error);
-    if (!document) {
-      if (std::find(read.begin(), read.end(), 0) != read.end()) return Read(true);
-      out.lists = std::move(lists);
-    } else {
-      for (size_t i = 0; i < kTableCount; ++i) out.state[kTables[i].name] = std::move(rows[i]);
-    }
-    rowid_builder_ = std::thread([this] { BuildRowids(); });
-    return out;
+Recovered Persister::ReadUnchecked(bool document) {
+  AwaitRowids();  // a second read (the document's) starts over
+  for (auto& ids : rowids_) ids.Clear();
+  read_rowids_.assign(kTableCount, {});
+  collided_rowids_.assign(kTableCount, {});
+  Recovered out;
+  out.state = json::object();
+  Query(db_, "SELECT name, body, sum FROM meta", [&](sqlite3_stmt* st) {
+    const std::string name = ColumnText(st, 0);
+    json value = ParseBody("meta", name, st, 2);
+    if (name == "clock") out.clock = std::move(value);
+    else if (name == "batch") batches_ = out.batch = value.is_number_integer() ? value.get<std::int64_t>() : 0;
+    else out.state[name] = std::move(value);
   });
+  // Where each log starts: the entries retention dropped before it (State::trimmed).
+  const json trimmed = out.state.contains("trimmed") && out.state["trimmed"].is_object() ? out.state["trimmed"] : json::object();
+  std::vector<std::uint64_t> first_pos(kTableCount, 0);
+  std::vector<std::int64_t> weight(kTableCount, 0);
+  for (size_t i = 0; i < kTableCount; ++i) {
+    const json first = trimmed.value(kTables[i].name, json(0));
+    if (first.is_number_unsigned()) first_pos[i] = first.get<std::uint64_t>();
+    // How many rows (rowids and positions grow by one) times the size of the last one: near enough
+    // to share the reading out, which goes by bytes (an email's row is twice a mailbox's).
+    Query(db_, std::string("SELECT rowid, length(body) FROM \"") + kTables[i].name + "\" ORDER BY rowid DESC LIMIT 1",
+          [&](sqlite3_stmt* st) {
+            const std::int64_t rows = std::max<std::int64_t>(0, sqlite3_column_int64(st, 0) - static_cast<std::int64_t>(first_pos[i]));
+            if (kTables[i].shape == Shape::kById) read_rowids_[i].reserve(static_cast<size_t>(rows));
+            weight[i] = rows * (64 + sqlite3_column_int64(st, 1));  // 64: a row's own cost, in bytes
+          });
+  }
+  // Parsing the rows is most of a start (measured at 100k mailboxes: 3.5 s of 5.7), and tables are
+  // independent: a second thread with its own read-only connection takes the tables a greedy split
+  // by row count gives it, biggest first. Rows are checked exactly as on one thread.
+  std::vector<size_t> order(kTableCount);
+  for (size_t i = 0; i < kTableCount; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weight[a] > weight[b]; });
+  std::vector<size_t> mine, theirs;
+  std::int64_t my_load = 0, their_load = 0;
+  for (size_t i : order) {
+    if (their_load < my_load) {
+      theirs.push_back(i);
+      their_load += weight[i];
+    } else {
+      mine.push_back(i);
+      my_load += weight[i];
+    }
+  }
+  std::vector<json> rows(kTableCount);
+  model::State lists;
+  std::vector<char> read(kTableCount, 1);  // whether a table's rows all became records directly
+  // Each thread fills its own tables of `lists` (distinct members) or its own entries of `rows`.
+  auto read_table = [&](sqlite3* db, size_t i) {
+    if (document) rows[i] = ReadTable(db, i, first_pos[i]);
+    else read[i] = ReadRecords(db, i, first_pos[i], lists);
+  };
+  std::exception_ptr their_error;
+  // Once its tables are read, the helper checks the file (StartCheck), beside this thread's load:
+  // the two take about as long (at a million purchases ~0.85 s each), so both cores stay busy.
+  const bool helper_checks = !check_started_;
+  check_started_ = true;
+  std::latch helper_read(1);
+  std::thread helper([&, helper_checks] {
+    sqlite3* db = nullptr;
+    try {
+      db = OpenForReading();
+      core::CompactString::BulkAssign repeated_texts;  // (core/compact_string.hpp)
+      for (size_t i : theirs) read_table(db, i);
+    } catch (...) {
+      their_error = std::current_exception();
+    }
+    helper_read.count_down();  // from here on nothing of Read's is touched
+    if (helper_checks) RunCheck(db);
+    sqlite3_close(db);
+  });
+  std::exception_ptr my_error;
+  try {
+    core::CompactString::BulkAssign repeated_texts;
+    for (size_t i : mine) read_table(db_, i);
+  } catch (...) {
+    my_error = std::current_exception();
+  }
+  helper_read.wait();
+  if (helper_checks) checker_ = std::move(helper);
+  else helper.join();
+  if (my_error) std::rethrow_exception(my_error);
+  if (their_error) std::rethrow_exception(their_error);
+  if (!document) {
+    if (std::find(read.begin(), read.end(), 0) != read.end()) return ReadUnchecked(true);
+    out.lists = std::move(lists);
+  } else {
+    for (size_t i = 0; i < kTableCount; ++i) out.state[kTables[i].name] = std::move(rows[i]);
+  }
+  rowid_builder_ = std::thread([this] { BuildRowids(); });
+  return out;
 }
 
 void Persister::BuildRowids() {
@@ -905,23 +912,21 @@ std::optional<std::int64_t> Persister::ScanRowid(std::uint8_t table, const std::
   return rowid;
 }
 
-model::State Persister::Load(Recovered& saved) {
-  return Checked([&]() -> model::State {
-    try {
-      return saved.lists ? model::LoadState(saved.state, std::move(*saved.lists)) : model::LoadState(saved.state);
-    } catch (const std::exception& e) {
-      if (!saved.lists) throw PersistError(Describe(e.what(), saved.state));
-    }
-    // Rows read straight into records carry no position in a document: the file read again as one
-    // gives the message a state load gives, with the row's table and id. (Should the document load
-    // where the records did not, the document is the reference: its world is the answer.)
-    saved = Read(true);
-    try {
-      return model::LoadState(saved.state);
-    } catch (const std::exception& e) {
-      throw PersistError(Describe(e.what(), saved.state));
-    }
-  });
+model::State Persister::LoadUnchecked(Recovered& saved) {
+  try {
+    return saved.lists ? model::LoadState(saved.state, std::move(*saved.lists)) : model::LoadState(saved.state);
+  } catch (const std::exception& e) {
+    if (!saved.lists) throw PersistError(Describe(e.what(), saved.state));
+  }
+  // Rows read straight into records carry no position in a document: the file read again as one
+  // gives the message a state load gives, with the row's table and id. (Should the document load
+  // where the records did not, the document is the reference: its world is the answer.)
+  saved = ReadUnchecked(true);
+  try {
+    return model::LoadState(saved.state);
+  } catch (const std::exception& e) {
+    throw PersistError(Describe(e.what(), saved.state));
+  }
 }
 
 std::string Persister::Describe(const std::string& load_error, const json& state) const {

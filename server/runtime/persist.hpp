@@ -254,6 +254,9 @@ class Persister {
   void AwaitCheck();  // throws the check's PersistError
   template <class F>
   auto Checked(F&& f) -> decltype(f());
+  bool HasDataUnchecked();
+  Recovered ReadUnchecked(bool document);
+  model::State LoadUnchecked(Recovered& saved);
   std::thread checker_;
   bool check_started_ = false, check_done_ = false;
   std::exception_ptr check_error_;
