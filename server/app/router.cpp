@@ -186,9 +186,20 @@ Response InjectedAnswer(const model::Fault& f, app::ErrorIds& error_ids) {
 class DurableAnswer final : public http::Gate {
  public:
   DurableAnswer(const Services& svc, std::uint64_t ticket) : svc_(svc), ticket_(ticket) {}
+  // A gate its connection dropped without handing it the answer (the client gone, or a pipelined
+  // request after a refused answer): the request happened all the same, and its journal entry is
+  // settled as it would have been.
+  ~DurableAnswer() override {
+    if (handed_ || !entry_) return;
+    try {
+      Then([](const std::string*) {});
+    } catch (...) {  // nothing to send; at worst the entry stays unlisted
+    }
+  }
   // The ticket of the answer's journal entry (Request::journalTicket), once it is journaled.
   void Journaled(std::optional<std::uint64_t> entry) { entry_ = entry; }
   void Then(std::function<void(const std::string*)> done) override {
+    handed_ = true;
     svc_.store.OnDurable(ticket_, [svc = &svc_, entry = entry_, done = std::move(done)](bool ok) {
       if (ok) {
         if (entry) svc->journal.Settle(*entry);
@@ -205,6 +216,7 @@ class DurableAnswer final : public http::Gate {
   const Services& svc_;
   std::uint64_t ticket_;
   std::optional<std::uint64_t> entry_;
+  bool handed_ = false;
 };
 
 }  // namespace

@@ -6,6 +6,8 @@
 
 #include <fstream>
 
+#include "api/routes.hpp"
+#include "app/router.hpp"
 #include "cli/state_command.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_server.hpp"
@@ -87,6 +89,34 @@ TEST(DataDir, ADurableAnswerIsJournaledWithTheStatusItWentOutWith) {
   ASSERT_EQ(journaled.size(), 1u) << journaled;
   EXPECT_EQ(journaled[0]["status"], 200);
   EXPECT_EQ(journaled[0]["id"], bought.Header("x-request-id"));
+}
+
+// A connection may drop a durable answer's gate without handing it the answer (its client gone):
+// the request happened all the same, and is journaled once its change is on disk.
+TEST(DataDir, AWriteWhoseAnswerNobodyTakesIsStillJournaled) {
+  TempDir dir;
+  TestServer s(WithDataDir(dir.path));
+  const std::vector<app::Route> table = api::Routes(s.svc().schemas.Operations());
+  app::Router router(s.svc(), table);
+  http::RawRequest raw{"POST", "/v2/placement-tests/purchase", kPurchase.dump(),
+                       {{"x-auth-service", kAliceKey}, {"content-type", "application/json"}}, {}};
+  raw.canDefer = true;
+  http::Response res = router.Handle(std::move(raw));
+  ASSERT_EQ(res.status, 200) << res.body;
+  ASSERT_TRUE(res.gate) << "a durable answer goes out through a gate";
+  const std::string dropped = res.headers.empty() ? "" : [&] {
+    for (const auto& [k, v] : res.headers)
+      if (k == "x-request-id") return v;
+    return std::string();
+  }();
+  res.gate.reset();  // dropped, never handed the answer
+  // A later write's answer goes out after the dropped one's change is on disk (the writer commits
+  // in order, and runs a batch's callbacks before it commits the next).
+  ASSERT_EQ(s.Post("/v2/placement-tests/purchase", kPurchase).status, 200);
+  const json journaled = s.Get("/_sim/requests?path=/v2/placement-tests/purchase", "").body["requests"];
+  ASSERT_EQ(journaled.size(), 2u) << journaled;
+  EXPECT_EQ(journaled[0]["id"], dropped);
+  EXPECT_EQ(journaled[0]["status"], 200);
 }
 
 TEST(DataDir, AResetIsItselfDurable) {
