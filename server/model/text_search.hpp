@@ -45,6 +45,12 @@ struct Domain;
 void MailboxSearchTexts(const State& s, const Mailbox& m, std::string& address, std::string& name,
                         const Domain*& domain);
 
+// The first element of the ordered range [from, end) that is `at` or more, as std::lower_bound
+// answers, found by steps that double from `from`: O(log distance), and the first steps stay near
+// `from` (where the next of a run of ordered searches usually is).
+std::vector<std::uint32_t>::const_iterator GallopTo(std::vector<std::uint32_t>::const_iterator from,
+                                                    std::vector<std::uint32_t>::const_iterator end, std::uint32_t at);
+
 class WorkspaceTextSearch {
  public:
   // Hands each text of the record with id `id` to `add` (nothing for an id no record has).

@@ -8,6 +8,7 @@
 
 #include "core/text.hpp"
 #include "model/search.hpp"
+#include "model/text_search.hpp"
 
 namespace emsim::model {
 namespace {
@@ -274,6 +275,23 @@ TEST(SearchEmails, TheIndexAndTheOrderAnswerAsAScanSortedNewestFirst) {
   s.emails.EraseAll({"eml_1", "eml_2", "eml_3", "eml_602"});
   s.ForgetEmailOrder();  // as a tenant's deletion does
   check("after removals");
+}
+
+// The ordered searches the index intersects its lists with (WorkspaceTextSearch) answer what
+// std::lower_bound answers from any start, for values before, inside, between and past a list's.
+TEST(GallopTo, FindsWhatLowerBoundFindsFromAnyStart) {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<std::uint32_t> list(rng() % 300);
+    std::uint32_t at = rng() % 4;
+    for (auto& v : list) v = at += 1 + rng() % (round % 2 ? 3 : 400);  // dense and sparse lists
+    for (int probe = 0; probe < 50; ++probe) {
+      const auto from = list.begin() + static_cast<std::ptrdiff_t>(list.empty() ? 0 : rng() % (list.size() + 1));
+      const std::uint32_t want = rng() % (at + 10);
+      EXPECT_EQ(GallopTo(from, list.end(), want) - list.begin(), std::lower_bound(from, list.end(), want) - list.begin())
+          << "list of " << list.size() << ", from " << (from - list.begin()) << ", value " << want;
+    }
+  }
 }
 
 }  // namespace
