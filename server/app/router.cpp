@@ -545,10 +545,18 @@ namespace {
 void LogRequest(const Request& req, int status) {
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - req.received).count();
-  runtime::LogFields fields = {{"requestId", req.requestId}, {"method", req.method}, {"path", req.path},
-                               {"operationId", req.operationId.empty() ? runtime::LogFields() : runtime::LogFields(req.operationId)},
-                               {"status", status}, {"durationMs", std::round(ms * 100) / 100}};
-  if (!req.accountId.empty()) fields["accountId"] = req.accountId;
+  // Members added in place to a vector of their number: an initializer list of pairs costs ~1 us
+  // more (each pair a JSON array first), for a line every request writes.
+  runtime::LogFields fields = runtime::LogFields::object();
+  auto& members = fields.get_ref<runtime::LogFields::object_t&>();
+  members.reserve(7);
+  members.emplace_back("requestId", req.requestId);
+  members.emplace_back("method", req.method);
+  members.emplace_back("path", req.path);
+  members.emplace_back("operationId", req.operationId.empty() ? runtime::LogFields() : runtime::LogFields(req.operationId));
+  members.emplace_back("status", status);
+  members.emplace_back("durationMs", std::round(ms * 100) / 100);
+  if (!req.accountId.empty()) members.emplace_back("accountId", req.accountId);
   runtime::Log("info", "request", fields);
 }
 }  // namespace

@@ -6,6 +6,7 @@
 #include <optional>
 #include <mutex>
 
+#include "core/json_out.hpp"
 #include "core/time.hpp"
 #include "runtime/clock.hpp"
 
@@ -36,25 +37,82 @@ bool LogEnabled(std::string_view level) {
   return !l || *l >= g_level.load(std::memory_order_relaxed);
 }
 
-void Log(const std::string& level, const std::string& message, const LogFields& fields) {
-  if (!LogEnabled(level)) return;
+namespace {
+
+constexpr auto kReplace = LogFields::error_handler_t::replace;
+
+// A value as the text format writes it: a string as it is, anything else as JSON (text that is
+// not UTF-8, from a damaged file, replaced: never a throw out of a log call).
+void AppendText(std::string& line, const LogFields& v) {
+  if (v.is_string()) line += v.get_ref<const std::string&>();
+  else line += v.dump(-1, ' ', false, kReplace);
+}
+
+void AppendJsonValue(std::string& line, const LogFields& v) {
+  if (v.is_string()) {
+    try {
+      core::AppendJsonString(line, v.get_ref<const std::string&>());  // leaves `line` as it was if it throws
+      return;
+    } catch (const LogFields::exception&) {
+      // not UTF-8: written with the bad bytes replaced, below
+    }
+  }
+  line += v.dump(-1, ' ', false, kReplace);
+}
+
+}  // namespace
+
+std::string FormatLogLine(LogFormat format, std::string_view time, std::string_view level, std::string_view message,
+                          const LogFields& fields) {
+  // Straight into one string: the line of every request (--log-level info) was ~6% of a
+  // purchase's CPU when built as a JSON document and dumped, or as a chain of temporaries.
   std::string line;
-  if (g_format == LogFormat::kJson) {
-    LogFields j = LogFields::object();
-    j["time"] = model::FormatIso(Clock::WallNow());
-    j["level"] = level;
-    j["msg"] = message;
-    if (fields.is_object())
-      for (const auto& [k, v] : fields.items()) j[k] = v;
-    // Text that is not UTF-8 (an id from a damaged file) is replaced, never a throw out of a log call.
-    line = j.dump(-1, ' ', false, LogFields::error_handler_t::replace);
+  line.reserve(160);
+  const bool object = fields.is_object();
+  if (format == LogFormat::kJson) {
+    // A field named as a header member takes its place (as members of one object would).
+    const std::string_view header_keys[] = {"time", "level", "msg"};
+    const std::string_view header_values[] = {time, level, message};
+    line += '{';
+    for (size_t i = 0; i < 3; ++i) {
+      core::AppendJsonKey(line, header_keys[i], i > 0);
+      const auto it = object ? fields.find(header_keys[i]) : fields.end();
+      if (object && it != fields.end()) AppendJsonValue(line, *it);
+      else AppendJsonValue(line, LogFields(header_values[i]));
+    }
+    if (object)
+      for (auto it = fields.begin(); it != fields.end(); ++it) {
+        const std::string& k = it.key();
+        if (k == "time" || k == "level" || k == "msg") continue;
+        const size_t at = line.size();
+        try {
+          core::AppendJsonKey(line, k, true);
+        } catch (const LogFields::exception&) {
+          line.resize(at);
+          line += ',';
+          line += LogFields(k).dump(-1, ' ', false, kReplace);
+          line += ':';
+        }
+        AppendJsonValue(line, *it);
+      }
+    line += '}';
   } else {
-    line = model::FormatIso(Clock::WallNow()) + " " + level + " " + message;
-    if (fields.is_object())
-      for (const auto& [k, v] : fields.items())
-        line += " " + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, LogFields::error_handler_t::replace));
+    line.append(time).append(" ").append(level).append(" ").append(message);
+    if (object)
+      for (auto it = fields.begin(); it != fields.end(); ++it) {
+        line.append(" ").append(it.key()).append("=");
+        AppendText(line, *it);
+      }
   }
   line += '\n';
+  return line;
+}
+
+void Log(const std::string& level, const std::string& message, const LogFields& fields) {
+  if (!LogEnabled(level)) return;
+  char time[model::kIsoMaxChars + 1];
+  const std::string line = FormatLogLine(g_format, std::string_view(time, model::FormatIsoTo(Clock::WallNow(), time)),
+                                         level, message, fields);
   // One write per line, so lines of concurrent requests never interleave, and no stream buffer
   // to flush: a kill -9 loses no line that was logged.
   std::lock_guard lock(g_mu);

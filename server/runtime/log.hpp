@@ -20,6 +20,10 @@ bool LogEnabled(std::string_view level);
 // Fields keep the order they are given in: appended as key=value (text) or after time, level and
 // msg in the object (json).
 using LogFields = nlohmann::ordered_json;
+// The line Log writes (newline included), at `time`: text, or one JSON object of time, level, msg
+// and the fields (a field named time, level or msg takes that member's place).
+std::string FormatLogLine(LogFormat format, std::string_view time, std::string_view level, std::string_view message,
+                          const LogFields& fields);
 void Log(const std::string& level, const std::string& message, const LogFields& fields = LogFields::object());
 
 }  // namespace emsim::runtime
