@@ -44,7 +44,73 @@ void WorkspaceTextSearch::Postings::Grow() {
     if (s.key != 0) slots_[SlotOf(s.key)] = s;
 }
 
-std::vector<std::uint32_t>& WorkspaceTextSearch::Postings::operator[](std::uint32_t trigram) {
+void Positions::Append(std::uint32_t at) {
+  for (std::uint32_t d = at - last_; ; d >>= 7) {  // last_ is 0 before the first
+    if (d < 0x80) {
+      bytes_.push_back(static_cast<std::uint8_t>(d));
+      break;
+    }
+    bytes_.push_back(static_cast<std::uint8_t>(d | 0x80));
+  }
+  if (count_ % kBlock == 0) {
+    blockFirst_.push_back(at);
+    blockNext_.push_back(static_cast<std::uint32_t>(bytes_.size()));
+  }
+  last_ = at;
+  ++count_;
+}
+
+namespace {
+
+// The distance whose bytes start at bytes[next], and next past them.
+std::uint32_t ReadDistance(const std::uint8_t* bytes, size_t& next) {
+  std::uint32_t d = 0;
+  for (unsigned shift = 0;; shift += 7) {
+    const std::uint8_t b = bytes[next++];
+    d |= static_cast<std::uint32_t>(b & 0x7f) << shift;
+    if (b < 0x80) return d;
+  }
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> Positions::Decoded() const {
+  std::vector<std::uint32_t> out(count_);
+  std::uint32_t at = 0;
+  size_t next = 0;
+  for (std::uint32_t& v : out) v = at += ReadDistance(bytes_.data(), next);
+  return out;
+}
+
+Positions::Cursor::Cursor(const Positions& list) : list_(list) {
+  if (!list.empty()) {
+    value_ = list.blockFirst_[0];
+    next_ = list.blockNext_[0];
+  }
+}
+
+bool Positions::Cursor::SeekTo(std::uint32_t at) {
+  if (index_ >= list_.count_) return false;
+  if (value_ >= at) return true;
+  // A later block starting at or before `at`: jump to the last such, found by doubling steps.
+  const size_t block = index_ / kBlock, blocks = list_.blockFirst_.size();
+  const std::uint32_t* first = list_.blockFirst_.data();
+  if (block + 1 < blocks && first[block + 1] <= at) {
+    const std::uint32_t* it = GallopTo(first + block + 1, first + blocks, at);
+    const size_t to = static_cast<size_t>(it - first) - (it != first + blocks && *it == at ? 0 : 1);
+    index_ = to * kBlock;
+    value_ = first[to];
+    next_ = list_.blockNext_[to];
+  }
+  const std::uint8_t* bytes = list_.bytes_.data();
+  while (value_ < at) {
+    if (++index_ >= list_.count_) return false;
+    value_ += ReadDistance(bytes, next_);
+  }
+  return true;
+}
+
+Positions& WorkspaceTextSearch::Postings::operator[](std::uint32_t trigram) {
   if ((lists_.size() + 1) * 2 > slots_.size()) Grow();
   Slot& slot = slots_[SlotOf(trigram + 1)];
   if (slot.key == 0) {
@@ -55,7 +121,7 @@ std::vector<std::uint32_t>& WorkspaceTextSearch::Postings::operator[](std::uint3
   return lists_[slot.list];
 }
 
-const std::vector<std::uint32_t>* WorkspaceTextSearch::Postings::Find(std::uint32_t trigram) const {
+const Positions* WorkspaceTextSearch::Postings::Find(std::uint32_t trigram) const {
   if (slots_.empty()) return nullptr;
   const Slot& slot = slots_[SlotOf(trigram + 1)];
   return slot.key == 0 ? nullptr : &lists_[slot.list];
@@ -64,12 +130,11 @@ const std::vector<std::uint32_t>* WorkspaceTextSearch::Postings::Find(std::uint3
 std::map<std::uint32_t, std::vector<std::uint32_t>> WorkspaceTextSearch::Postings::Sorted() const {
   std::map<std::uint32_t, std::vector<std::uint32_t>> out;
   for (const Slot& s : slots_)
-    if (s.key != 0) out.emplace(s.key - 1, lists_[s.list]);
+    if (s.key != 0) out.emplace(s.key - 1, lists_[s.list].Decoded());
   return out;
 }
 
-std::vector<std::uint32_t>::const_iterator GallopTo(std::vector<std::uint32_t>::const_iterator from,
-                                                    std::vector<std::uint32_t>::const_iterator end, std::uint32_t at) {
+const std::uint32_t* GallopTo(const std::uint32_t* from, const std::uint32_t* end, std::uint32_t at) {
   if (from == end || *from >= at) return from;
   // Past the loop, *(from + step / 2) < at, and *(from + step) >= at unless step reached the end.
   size_t step = 1;
@@ -93,7 +158,7 @@ void WorkspaceTextSearch::IndexUpTo(const State& s, const IdList& ids, Entry& e,
     for (size_t i = 2; i < text.size(); ++i) {
       t = (t << 8 | Folded(text[i])) & 0xffffff;  // == Trigram(text, i - 2)
       auto& list = e.postings[t];
-      if (list.empty() || list.back() != at) list.push_back(at);
+      if (list.empty() || list.back() != at) list.Append(at);
     }
   };
   for (; e.indexed < upto; ++e.indexed) {
@@ -111,9 +176,9 @@ bool WorkspaceTextSearch::ForEachCandidate(const State& s, const std::string& wo
   std::lock_guard lock(mu_);
   Entry& e = entries_[workspace_id];
   IndexUpTo(s, *ids, e, ids->size());
-  std::vector<const std::vector<std::uint32_t>*> lists;
+  std::vector<const Positions*> lists;
   for (size_t i = 0; i + 3 <= needle_lower.size(); ++i) {
-    const std::vector<std::uint32_t>* list = e.postings.Find(Trigram(needle_lower, i));
+    const Positions* list = e.postings.Find(Trigram(needle_lower, i));
     if (!list) return true;  // no record has this trigram: none matches
     lists.push_back(list);
   }
@@ -134,24 +199,17 @@ bool WorkspaceTextSearch::ForEachCandidate(const State& s, const std::string& wo
   // of millions: they are left to the caller's check.
   const size_t nearly_all = ids->size() - ids->size() / 8;
   while (lists.size() > 1 && lists.back()->size() > nearly_all) lists.pop_back();
-  std::vector<std::uint32_t> candidates = *lists.front(), kept;
+  std::vector<std::uint32_t> candidates = lists.front()->Decoded(), kept;
   for (size_t i = 1; i < lists.size() && candidates.size() > 1; ++i) {
-    const std::vector<std::uint32_t>& list = *lists[i];
+    // Each candidate sought from where the previous one was found: read on through the list's
+    // bytes when it is near, jumped to (by doubling steps over the list's every 32nd position)
+    // when it is far ("ct4" against "t42" among 4.5 M generated emails: lists of tens of
+    // thousands each, read in step; a few candidates against a list of millions: jumps).
+    Positions::Cursor list(*lists[i]);
     kept.clear();
-    if (candidates.size() * 16 >= list.size()) {
-      // Lists of comparable length: one merge, reading both in order ("ct4" and "t42" among 4.5 M
-      // generated emails: tens of thousands of positions each).
-      std::set_intersection(candidates.begin(), candidates.end(), list.begin(), list.end(), std::back_inserter(kept));
-    } else {
-      // Few candidates: each searched for from where the previous one was found, by steps that
-      // double (a binary search over the rest of a list of millions touched a cold cache line at
-      // each step; the next candidate is usually a few lines on).
-      auto from = list.begin();
-      for (const std::uint32_t at : candidates) {
-        from = GallopTo(from, list.end(), at);
-        if (from == list.end()) break;
-        if (*from == at) kept.push_back(at);
-      }
+    for (const std::uint32_t at : candidates) {
+      if (!list.SeekTo(at)) break;
+      if (list.value() == at) kept.push_back(at);
     }
     candidates.swap(kept);
   }

@@ -286,10 +286,50 @@ TEST(GallopTo, FindsWhatLowerBoundFindsFromAnyStart) {
     std::uint32_t at = rng() % 4;
     for (auto& v : list) v = at += 1 + rng() % (round % 2 ? 3 : 400);  // dense and sparse lists
     for (int probe = 0; probe < 50; ++probe) {
-      const auto from = list.begin() + static_cast<std::ptrdiff_t>(list.empty() ? 0 : rng() % (list.size() + 1));
+      const std::uint32_t* begin = list.data();
+      const std::uint32_t* end = begin + list.size();
+      const std::uint32_t* from = begin + (list.empty() ? 0 : rng() % (list.size() + 1));
       const std::uint32_t want = rng() % (at + 10);
-      EXPECT_EQ(GallopTo(from, list.end(), want) - list.begin(), std::lower_bound(from, list.end(), want) - list.begin())
-          << "list of " << list.size() << ", from " << (from - list.begin()) << ", value " << want;
+      EXPECT_EQ(GallopTo(from, end, want) - begin, std::lower_bound(from, end, want) - begin)
+          << "list of " << list.size() << ", from " << (from - begin) << ", value " << want;
+    }
+  }
+}
+
+// A trigram's list kept as distances (Positions) gives back every position, and a cursor over it
+// finds what std::lower_bound finds for any run of growing targets: lists of every length around
+// the 32-position blocks, distances of every encoded length (1 to 5 bytes) up to the largest.
+TEST(Positions, GiveBackEveryPositionAndSeekAsLowerBound) {
+  std::mt19937 rng(23);
+  const std::vector<std::uint32_t> gaps = {1, 2, 127, 128, 16383, 16384, (1u << 21) - 1, 1u << 21, (1u << 28) - 1, 1u << 28};
+  for (int round = 0; round < 300; ++round) {
+    const size_t n = round < 140 ? static_cast<size_t>(round) : rng() % 2000;  // 0-139: every length near a block boundary
+    std::vector<std::uint32_t> want;
+    std::uint64_t at = rng() % 3;
+    for (size_t i = 0; i < n; ++i) {
+      if (i > 0) at += round % 3 == 0 ? gaps[rng() % gaps.size()] : 1 + rng() % (round % 3 == 1 ? 4 : 300);
+      if (at > UINT32_MAX) break;
+      want.push_back(static_cast<std::uint32_t>(at));
+    }
+    if (round == 7) want = {0, UINT32_MAX};  // the widest distance there is
+    Positions list;
+    for (const std::uint32_t v : want) list.Append(v);
+    ASSERT_EQ(list.size(), want.size());
+    ASSERT_EQ(list.Decoded(), want) << "round " << round;
+    for (int walk = 0; walk < 8; ++walk) {
+      Positions::Cursor cursor(list);
+      std::uint64_t target = 0;
+      const std::uint64_t top = want.empty() ? 10 : want.back() + 10ULL;
+      for (int step = 0; step < 40 && target <= UINT32_MAX; ++step) {
+        const auto expected = std::lower_bound(want.begin(), want.end(), static_cast<std::uint32_t>(target));
+        const bool found = cursor.SeekTo(static_cast<std::uint32_t>(target));
+        ASSERT_EQ(found, expected != want.end()) << "round " << round << ", target " << target;
+        if (!found) break;
+        ASSERT_EQ(cursor.value(), *expected) << "round " << round << ", target " << target;
+        // Near (read on), the same again, or far (a jump over blocks).
+        const std::uint64_t far = 1 + rng() % (top / 8 + 1);
+        target += walk % 3 == 0 ? rng() % 3 : (walk % 3 == 1 ? rng() % 400 : far);
+      }
     }
   }
 }
