@@ -1,7 +1,6 @@
 #include "model/text_search.hpp"
 
 #include <algorithm>
-#include <iterator>
 #include <map>
 
 #include "core/text.hpp"

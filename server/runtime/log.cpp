@@ -48,16 +48,18 @@ void AppendText(std::string& line, const LogFields& v) {
   else line += v.dump(-1, ' ', false, kReplace);
 }
 
-void AppendJsonValue(std::string& line, const LogFields& v) {
-  if (v.is_string()) {
-    try {
-      core::AppendJsonString(line, v.get_ref<const std::string&>());  // leaves `line` as it was if it throws
-      return;
-    } catch (const LogFields::exception&) {
-      // not UTF-8: written with the bad bytes replaced, below
-    }
+// `text` as a JSON string, bytes that are not UTF-8 replaced.
+void AppendQuoted(std::string& line, std::string_view text) {
+  try {
+    core::AppendJsonString(line, text);  // leaves `line` as it was if it throws
+  } catch (const LogFields::exception&) {
+    line += LogFields(std::string(text)).dump(-1, ' ', false, kReplace);
   }
-  line += v.dump(-1, ' ', false, kReplace);
+}
+
+void AppendJsonValue(std::string& line, const LogFields& v) {
+  if (v.is_string()) AppendQuoted(line, v.get_ref<const std::string&>());
+  else line += v.dump(-1, ' ', false, kReplace);
 }
 
 }  // namespace
@@ -78,21 +80,15 @@ std::string FormatLogLine(LogFormat format, std::string_view time, std::string_v
       core::AppendJsonKey(line, header_keys[i], i > 0);
       const auto it = object ? fields.find(header_keys[i]) : fields.end();
       if (object && it != fields.end()) AppendJsonValue(line, *it);
-      else AppendJsonValue(line, LogFields(header_values[i]));
+      else AppendQuoted(line, header_values[i]);
     }
     if (object)
       for (auto it = fields.begin(); it != fields.end(); ++it) {
         const std::string& k = it.key();
         if (k == "time" || k == "level" || k == "msg") continue;
-        const size_t at = line.size();
-        try {
-          core::AppendJsonKey(line, k, true);
-        } catch (const LogFields::exception&) {
-          line.resize(at);
-          line += ',';
-          line += LogFields(k).dump(-1, ' ', false, kReplace);
-          line += ':';
-        }
+        line += ',';
+        AppendQuoted(line, k);
+        line += ':';
         AppendJsonValue(line, *it);
       }
     line += '}';
