@@ -12,9 +12,19 @@ static_assert(Clock::kLatest == model::kMaxTimeMs);
 
 std::string ToString(ClockMode m) { return m == ClockMode::kReal ? "real" : "manual"; }
 
+model::Millis HighWater::Observe(model::Millis reading) {
+  model::Millis seen = highest_.load(std::memory_order_relaxed);
+  // Only a reading above the mark writes: one compare-exchange per millisecond, not per call.
+  while (reading > seen && !highest_.compare_exchange_weak(seen, reading, std::memory_order_relaxed)) {
+  }
+  return reading > seen ? reading : seen;
+}
+
 model::Millis Clock::WallNow() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  static HighWater wall;
+  return wall.Observe(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
 }
 
 Clock::Clock(ClockMode mode, model::Millis start) : mode_(mode), start_mode_(mode), start_(start) {

@@ -18,6 +18,16 @@ enum class ClockMode { kReal, kManual };
 
 std::string ToString(ClockMode m);
 
+// A reading that never decreases: each Observe answers the highest value observed so far. Lock
+// free, so every request can read the wall through it.
+class HighWater {
+ public:
+  model::Millis Observe(model::Millis reading);
+
+ private:
+  std::atomic<model::Millis> highest_{0};
+};
+
 class Clock {
  public:
   Clock(ClockMode mode, model::Millis start);
@@ -34,6 +44,9 @@ class Clock {
   // Exact restore for a state load: mode and now, even backwards.
   void Restore(ClockMode mode, model::Millis now);
 
+  // The system clock, never backwards: the highest reading seen by this process. The system clock
+  // itself can step back (an NTP correction, a VM resumed on another host); emsim's real clock
+  // must not, or a tenant reset "to its start" or a retry's due time could land in the past.
   static model::Millis WallNow();
 
   // Told after every move the clock makes (Set, SetMode, Reset, Restore), outside the clock's lock:

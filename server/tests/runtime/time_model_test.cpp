@@ -188,6 +188,17 @@ TEST(TimeModel, AResetKeepsARealClockWhereItIsAndTakesAManualClockBackToItsStart
   }
 }
 
+TEST(TimeModel, TheWallItReadsNeverStepsBackWhenTheSystemClockDoes) {
+  // An NTP correction or a resumed VM can step the system clock back a few milliseconds; the real
+  // clock reads the wall through a high-water mark, so it holds still instead of going back.
+  runtime::HighWater wall;
+  EXPECT_EQ(wall.Observe(1'000), 1'000);
+  EXPECT_EQ(wall.Observe(1'005), 1'005);
+  EXPECT_EQ(wall.Observe(1'003), 1'005) << "a step back holds the clock still";
+  EXPECT_EQ(wall.Observe(1'005), 1'005);
+  EXPECT_EQ(wall.Observe(1'006), 1'006) << "and it moves on once the system clock passes the mark";
+}
+
 TEST(TimeModel, JobsDueAtOneInstantRunInOrderInWritesOfBoundedSize) {
   // A manual clock held still while placement tests are bought leaves every job due at one
   // instant. They run in (dueMs, seq) order at that instant, and the events they emit are cut to
