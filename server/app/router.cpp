@@ -297,6 +297,10 @@ size_t Router::BodyLimit(const std::string& method, const std::string& path) con
   return m.route && m.route->bodyLimit == BodySize::kLarge ? std::max(limit, svc_.options.maxStateBytes) : limit;
 }
 
+namespace {
+void LogRequest(const Request& req, int status);
+}  // namespace
+
 Response Router::Refuse(const http::Refusal& refusal, const std::string& method, const std::string& path,
                         bool record) {
   const int status = refusal.status;
@@ -315,7 +319,18 @@ Response Router::Refuse(const http::Refusal& refusal, const std::string& method,
   Response r = ToResponse(e, status == 400 ? std::string() : svc_.errorIds.Next());
   r.status = status;
   if (r.body.contains("status")) r.body["status"] = status;
-  if (record) svc_.journal.Add({{"method", method}, {"path", path}, {"status", status}, {"response", r.body}});
+  if (record) {
+    // A request the transport refused before the pipeline (a body over the limit, a request line
+    // too long or malformed) is still a request: an id the answer carries, a journal entry and a
+    // log line, as every other answer has.
+    Request req;
+    req.requestId = RequestId(++g_request_counter);
+    req.method = method;
+    req.path = path;
+    r.headers.emplace_back("x-request-id", req.requestId);
+    svc_.journal.Add({{"method", method}, {"path", path}, {"status", status}, {"response", r.body}});
+    if (runtime::LogEnabled("info")) LogRequest(req, status);
+  }
   return r;
 }
 

@@ -330,8 +330,12 @@ HttpServer::HttpServer(const ServerOptions& o, RequestHandler& handler) : handle
     Refusal refusal{res.status, "", 0};
     if (res.status == 413) refusal.limit = common_body;
     else if (res.status == 400) refusal.detail = "Malformed HTTP request";
+    else if (res.status == 414)
+      refusal.detail = "Request URI too long: the request line's target is over " +
+                       std::to_string(CPPHTTPLIB_REQUEST_URI_MAX_LENGTH) + " bytes (the limit)";
     else if (res.status != 404) refusal.detail = "HTTP error " + std::to_string(res.status);
     const Response r = handler_.Refuse(refusal, req.method, req.path, /*record=*/true);
+    for (const auto& [k, v] : r.headers) res.set_header(k, v);
     res.set_content(core::DumpJson(r.body), "application/json");
   });
   s.set_exception_handler([this](const httplib::Request&, httplib::Response& res, std::exception_ptr) {

@@ -15,6 +15,7 @@
 #include "cli/app.hpp"
 #include "events/transport.hpp"
 #include "model/state_secrets.hpp"
+#include "runtime/log.hpp"
 #include "tests/support/raw_client.hpp"
 #include "tests/support/webhook_receiver.hpp"
 
@@ -78,6 +79,29 @@ TEST(Transport, ContentLengthOverTheLimitIsRefusedBeforeTheBodyIsSent) {
   auto journal = server.Get("/_sim/requests?status=413", "");
   ASSERT_EQ(journal.status, 200);
   EXPECT_EQ(journal.body["requests"].size(), 1u) << journal.raw;
+}
+
+TEST(Transport, ARequestLineTooLongIs414SayingSoWithARequestIdTheLogAndJournalCarry) {
+  TestServer server;
+  const std::string before = server.Get("/_sim/state?secrets=true", "").raw;
+  runtime::SetLogLevel("info");  // the test server writes warnings only; the request line is info
+  RawClient c(server.port());
+  ::testing::internal::CaptureStderr();
+  ASSERT_TRUE(c.Send("GET /v1/domain/list?contains=" + std::string(9000, 'a') + " HTTP/1.1\r\nHost: emsim\r\n\r\n"));
+  const std::string answer = c.ReadAnswer();
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  runtime::SetLogLevel("warn");
+  ExpectSpecErrorShape(answer, 414);
+  EXPECT_NE(BodyOf(answer).value("message", "").find("over 8192 bytes"), std::string::npos) << answer;
+  const auto id_at = answer.find("x-request-id: req_");
+  ASSERT_NE(id_at, std::string::npos) << answer.substr(0, 400);
+  const std::string request_id = answer.substr(id_at + 14, answer.find("\r\n", id_at) - id_at - 14);
+  EXPECT_NE(log.find("requestId=" + request_id), std::string::npos) << log;
+  EXPECT_NE(log.find("status=414"), std::string::npos) << log;
+  auto journal = server.Get("/_sim/requests?status=414", "");
+  ASSERT_EQ(journal.status, 200);
+  EXPECT_EQ(journal.body["requests"].size(), 1u) << journal.raw;
+  EXPECT_EQ(server.Get("/_sim/state?secrets=true", "").raw, before) << "a refused request changes nothing";
 }
 
 TEST(Transport, AClientThatSendsAWholeOversizedBodyBeforeReadingStillGetsThe413) {
