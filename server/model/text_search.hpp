@@ -27,6 +27,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/flat_table.hpp"
+
 namespace emsim::model {
 
 struct State;
@@ -92,8 +94,11 @@ class Positions {
 class WorkspaceTextSearch {
  public:
   // Hands each text of the record with id `id` to `add` (nothing for an id no record has).
-  using Texts = std::function<void(const State& s, const std::string& id,
-                                   const std::function<void(std::string_view)>& add)>;
+  using Reader = std::function<void(const std::string& id, const std::function<void(std::string_view)>& add)>;
+  // A reader for one build, made when the build starts: it may keep what consecutive records
+  // share (a mailbox's domain: looking it up again for each mailbox was a hash lookup and a cache
+  // miss per record) for as long as the build runs under the store's lock.
+  using Texts = std::function<Reader(const State& s)>;
   // The workspace's ids, in order: one of the State's per-workspace lists (nullptr: none).
   using Ids = std::function<const IdList*(const State& s, const std::string& workspace_id)>;
 
@@ -122,7 +127,7 @@ class WorkspaceTextSearch {
   size_t Workspaces() const;
 
  private:
-  // Trigram -> positions: an open-addressing table of (trigram, list) slots over the lists. A build
+  // Trigram -> positions: a flat table (core/flat_table) of list indexes over the lists. A build
   // looks up a trigram for every byte of every text; std::unordered_map's lookup (a modulo by a
   // prime, a node per trigram) was most of a first search (emails at 1 M: 3.7 s).
   class Postings {
@@ -134,13 +139,8 @@ class WorkspaceTextSearch {
     std::map<std::uint32_t, std::vector<std::uint32_t>> Sorted() const;
 
    private:
-    struct Slot {
-      std::uint32_t key = 0;   // trigram + 1 (a trigram is 24 bits); 0: empty
-      std::uint32_t list = 0;  // index in lists_
-    };
-    size_t SlotOf(std::uint32_t key) const;
-    void Grow();
-    std::vector<Slot> slots_;  // a power of two of them, at most half used
+    // trigram + 1 (a trigram is 24 bits, and 0 is the table's empty key) -> index in lists_
+    core::FlatTable<std::uint32_t, std::uint32_t, core::FibonacciHome> index_;
     std::vector<Positions> lists_;
   };
   struct Entry {

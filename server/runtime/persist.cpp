@@ -564,69 +564,28 @@ std::uint64_t RowidIndex::HashOf(std::string_view id) {
   return h == 0 ? 1 : h;
 }
 
-size_t RowidIndex::SlotOf(std::uint64_t hash) const {
-  const size_t mask = slots_.size() - 1;
-  size_t i = static_cast<size_t>(hash) & mask;
-  while (slots_[i].hash != 0 && slots_[i].hash != hash) i = (i + 1) & mask;
-  return i;
-}
-
 std::optional<std::int64_t> RowidIndex::Find(std::string_view id) const {
   if (!collided.empty()) {
     const auto it = collided.find(std::string(id));
     if (it != collided.end()) return it->second;
   }
-  if (used_ == 0) return std::nullopt;
-  const Slot& slot = slots_[SlotOf(HashOf(id))];
-  if (slot.hash == 0) return std::nullopt;
-  return slot.rowid;
+  const std::int64_t* rowid = slots_.Find(HashOf(id));
+  return rowid ? std::optional<std::int64_t>(*rowid) : std::nullopt;
 }
 
-bool RowidIndex::PutHash(std::uint64_t hash, std::int64_t rowid) {
-  if ((used_ + 1) * 4 > slots_.size() * 3) Grow(std::max<size_t>(64, slots_.size() * 2));  // at most 3/4 full
-  Slot& slot = slots_[SlotOf(hash)];
-  if (slot.hash != 0) return false;
-  slot = {hash, rowid};
-  ++used_;
-  return true;
-}
+bool RowidIndex::PutHash(std::uint64_t hash, std::int64_t rowid) { return slots_.Emplace(hash, rowid).second; }
 
 void RowidIndex::Erase(std::string_view id) {
   if (!collided.empty() && collided.erase(std::string(id))) return;
-  if (used_ == 0) return;
-  const size_t mask = slots_.size() - 1;
-  size_t hole = SlotOf(HashOf(id));
-  if (slots_[hole].hash == 0) return;
-  // Linear probing without tombstones: the entries after the hole that may move into it do.
-  for (size_t i = (hole + 1) & mask; slots_[i].hash != 0; i = (i + 1) & mask) {
-    const size_t home = static_cast<size_t>(slots_[i].hash) & mask;
-    if (((i - home) & mask) >= ((i - hole) & mask)) {
-      slots_[hole] = slots_[i];
-      hole = i;
-    }
-  }
-  slots_[hole] = Slot{};
-  --used_;
+  slots_.Erase(HashOf(id));
 }
 
 void RowidIndex::Clear() {
-  slots_.clear();
-  used_ = 0;
+  slots_.Clear();
   collided.clear();
 }
 
-void RowidIndex::Reserve(size_t rows) {
-  size_t slots = 64;
-  while (slots * 3 < rows * 4) slots *= 2;
-  if (slots > slots_.size()) Grow(slots);
-}
-
-void RowidIndex::Grow(size_t slots) {
-  std::vector<Slot> old = std::move(slots_);
-  slots_.assign(slots, Slot{});
-  for (const Slot& s : old)
-    if (s.hash != 0) slots_[SlotOf(s.hash)] = s;
-}
+void RowidIndex::Reserve(size_t rows) { slots_.Reserve(rows); }
 
 // Runs `sql` on `db`, handing each row to `row`.
 template <class Row>

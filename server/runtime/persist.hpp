@@ -27,6 +27,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/flat_table.hpp"
 #include "model/state.hpp"
 #include "runtime/clock.hpp"
 
@@ -80,11 +81,11 @@ struct Recovered {
 };
 
 // The rowid of each record's row in a table keyed by id, for the writer (the file has no index on
-// id: persist.cpp, CreateTableSql). Open addressing over the ids' 64-bit hashes, 16 bytes a
-// slot: a std::unordered_map<std::string, int64_t> took ~120 bytes and two allocations a row, and
-// its lookups were 11% of the writer's time and 12% of a restart's. Two ids of one hash are not
-// told apart by the slots: the writer's statements name the id as well as the rowid, so a row
-// found holding another id shows it, and such an id is then kept in `collided`, by its text.
+// id: persist.cpp, CreateTableSql). A flat table (core/flat_table) over the ids' 64-bit hashes,
+// 16 bytes a slot: a std::unordered_map<std::string, int64_t> took ~120 bytes and two allocations
+// a row, and its lookups were 11% of the writer's time and 12% of a restart's. Two ids of one hash
+// are not told apart by the slots: the writer's statements name the id as well as the rowid, so a
+// row found holding another id shows it, and such an id is then kept in `collided`, by its text.
 class RowidIndex {
  public:
   // The rowid of `id`'s row, or of another id of the same hash (the statement then finds out).
@@ -96,7 +97,7 @@ class RowidIndex {
   void Erase(std::string_view id);
   void Clear();
   void Reserve(size_t rows);
-  size_t size() const { return used_ + collided.size(); }
+  size_t size() const { return slots_.size() + collided.size(); }
 
   std::unordered_map<std::string, std::int64_t> collided;
 
@@ -104,15 +105,8 @@ class RowidIndex {
   static inline std::uint64_t (*hash_for_tests)(std::string_view) = nullptr;
 
  private:
-  struct Slot {
-    std::uint64_t hash = 0;  // 0: empty (a hash of 0 is stored as 1)
-    std::int64_t rowid = 0;
-  };
-  size_t SlotOf(std::uint64_t hash) const;  // where `hash` is, or the empty slot its probe ends at
-  void Grow(size_t slots);
-
-  std::vector<Slot> slots_;
-  size_t used_ = 0;
+  // hash of the id (0 is stored as 1: the table's empty key) -> rowid
+  core::FlatTable<std::uint64_t, std::int64_t, core::IdentityHome> slots_;
 };
 
 class Persister {
