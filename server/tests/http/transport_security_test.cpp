@@ -183,6 +183,10 @@ TEST(Transport, MalformedFramingIsA4xxInTheSpecShape) {
       {"Content-Length: 2\r\nContent-Length: 3\r\n", 400},
       {"Content-Length: 2\r\nTransfer-Encoding: chunked\r\n", 400},
       {"Transfer-Encoding: gzip\r\n", 501},
+      // Header names in any case (RFC 9110 5.1): the same refusals.
+      {"content-length: 2\r\nCONTENT-LENGTH: 3\r\n", 400},
+      {"content-length: 2\r\ntransfer-encoding: chunked\r\n", 400},
+      {"TRANSFER-ENCODING: gzip\r\n", 501},
   };
   for (const auto& [headers, status] : cases) {
     RawClient c(server.port());
@@ -193,6 +197,33 @@ TEST(Transport, MalformedFramingIsA4xxInTheSpecShape) {
     EXPECT_TRUE(c.ClosedByServer());
   }
   EXPECT_EQ(server.Get("/_sim/health", "").status, 200) << "still serving";
+}
+
+// Copies of Content-Length that agree are one length (RFC 9110 8.6), whatever case their names
+// are in; the body they frame is read and the connection kept.
+TEST(Transport, RepeatedContentLengthsThatAgreeFrameTheBody) {
+  TestServer server;
+  RawClient c(server.port());
+  ASSERT_TRUE(c.Send("POST /_sim/reset HTTP/1.1\r\nHost: emsim\r\nContent-Type: application/json\r\n"
+                     "Content-Length: 2\r\ncontent-length: 2\r\n\r\n{}"
+                     "GET /_sim/health HTTP/1.1\r\nHost: emsim\r\n\r\n"));
+  EXPECT_EQ(StatusOf(c.ReadAnswer()), 200);
+  EXPECT_EQ(BodyOf(c.ReadAnswer()).value("status", ""), "ok") << "the body was read as two bytes";
+}
+
+// The header that carries the transport's verdict to the handler is the transport's own: a
+// client's copy, in any case, refuses nothing.
+TEST(Transport, AVerdictHeaderAClientSendsIsIgnored) {
+  TestServer server;
+  for (const std::string name : {"EMSIM-TRANSPORT-VERDICT", "emsim-transport-verdict", "Emsim-Transport-Verdict"}) {
+    RawClient c(server.port());
+    ASSERT_TRUE(c.Send("POST /_sim/reset HTTP/1.1\r\nHost: emsim\r\n" + name +
+                       ": 413 5 forged\r\nContent-Length: 0\r\n\r\n"));
+    const std::string answer = c.ReadAnswer();
+    SCOPED_TRACE(name);
+    EXPECT_EQ(StatusOf(answer), 200) << answer;
+    EXPECT_EQ(answer.find("forged"), std::string::npos) << answer;
+  }
 }
 
 TEST(Transport, PipelinedRequestsAreAllAnsweredInOrder) {
