@@ -57,20 +57,20 @@ Result<EmailSearchView> SearchEmails(const State& s, const Caller& caller, const
   const bool filtered = !account.empty() || !folder.empty() || !label.empty() || q.isRead || q.isStarred ||
                         q.hasAttachments || q.after || q.before || !subject.empty() || !from.empty() || !to.empty() ||
                         !terms.empty();
-  // The workspace's emails newest first (State::emailOrder: sorted once, not per search).
-  const IdList* in_order = s.emailOrder.NewestFirst(s, caller.workspaceId);
-  const IdList& ids = in_order ? *in_order : NoIds();
+  // The workspace's emails newest first (State::emailOrder: sorted once, not per search), each
+  // read at its position (EmailOrder::List's rows), never found by its id.
+  const EmailOrder::List* in_order = s.emailOrder.NewestFirst(s, caller.workspaceId);
+  static const std::vector<const Email*> kNone;
+  const std::vector<const Email*>& rows = in_order ? in_order->rows : kNone;
   EmailSearchView view;
   if (!filtered) {
-    view.page = Paginate(static_cast<std::int64_t>(ids.size()), q.page, q.limit);
-    for (auto i = view.page.begin; i < view.page.end; ++i)
-      if (const Email* e = s.emails.Find(ids[static_cast<size_t>(i)])) view.emails.push_back(e);
+    view.page = Paginate(static_cast<std::int64_t>(rows.size()), q.page, q.limit);
+    for (auto i = view.page.begin; i < view.page.end; ++i) view.emails.push_back(rows[static_cast<size_t>(i)]);
     return view;
   }
   std::vector<const Email*> matching;
-  auto check_id = [&](const std::string& id) {
-    const Email* e = s.emails.Find(id);
-    if (e && matches(*e)) matching.push_back(e);
+  auto check_at = [&](size_t at) {
+    if (matches(*rows[at])) matching.push_back(rows[at]);
   };
   // Every text filter is a substring of a text the email index holds (subject, from and to are
   // among a term's texts, and cc is indexed too): the longest gives candidates, in order, each
@@ -81,8 +81,8 @@ Result<EmailSearchView> SearchEmails(const State& s, const Caller& caller, const
     if (text->size() > needle.size()) needle = *text;
   for (const std::string& t : terms)
     if (t.size() > needle.size()) needle = t;
-  if (!s.emailSearch.ForEachCandidate(s, caller.workspaceId, needle, check_id))
-    for (const std::string& id : ids) check_id(id);
+  if (!s.emailSearch.ForEachCandidateAt(s, caller.workspaceId, needle, check_at))
+    for (size_t at = 0; at < rows.size(); ++at) check_at(at);
   view.page = Paginate(static_cast<std::int64_t>(matching.size()), q.page, q.limit);
   view.emails.assign(matching.begin() + view.page.begin, matching.begin() + view.page.end);
   return view;

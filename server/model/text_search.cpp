@@ -120,7 +120,7 @@ const std::uint32_t* GallopTo(const std::uint32_t* from, const std::uint32_t* en
   return std::lower_bound(lo, hi, at);
 }
 
-void WorkspaceTextSearch::IndexUpTo(const State& s, const IdList& ids, Entry& e,
+void WorkspaceTextSearch::IndexUpTo(const State& s, const std::string& workspace_id, const IdList& ids, Entry& e,
                                     size_t upto) const {
   if (e.indexed >= upto) return;  // a search of an index that is up to date
   // Each trigram's list gets a record's position once (positions only grow: lists stay in order).
@@ -138,22 +138,29 @@ void WorkspaceTextSearch::IndexUpTo(const State& s, const IdList& ids, Entry& e,
       if (list.empty() || list.back() != at) list.Append(at);
     }
   };
-  const Reader read = texts_(s);
+  const Reader read = texts_(s, workspace_id);
   for (; e.indexed < upto; ++e.indexed) {
     at = static_cast<std::uint32_t>(e.indexed);
-    read(ids[e.indexed], add);
+    read(e.indexed, ids[e.indexed], add);
   }
 }
 
 bool WorkspaceTextSearch::ForEachCandidate(const State& s, const std::string& workspace_id,
                                            std::string_view needle_lower,
                                            const std::function<void(const std::string& id)>& candidate) const {
+  const IdList* ids = needle_lower.size() < 3 ? nullptr : ids_(s, workspace_id);
+  return ForEachCandidateAt(s, workspace_id, needle_lower, [&](size_t at) { candidate((*ids)[at]); });
+}
+
+bool WorkspaceTextSearch::ForEachCandidateAt(const State& s, const std::string& workspace_id,
+                                             std::string_view needle_lower,
+                                             const std::function<void(size_t position)>& candidate) const {
   if (needle_lower.size() < 3) return false;
   const IdList* ids = ids_(s, workspace_id);
   if (!ids) return true;  // no record
   std::lock_guard lock(mu_);
   Entry& e = entries_[workspace_id];
-  IndexUpTo(s, *ids, e, ids->size());
+  IndexUpTo(s, workspace_id, *ids, e, ids->size());
   std::vector<const Positions*> lists;
   for (size_t i = 0; i + 3 <= needle_lower.size(); ++i) {
     const Positions* list = e.postings.Find(Trigram(needle_lower, i));
@@ -192,7 +199,7 @@ bool WorkspaceTextSearch::ForEachCandidate(const State& s, const std::string& wo
     candidates.swap(kept);
   }
   if (candidates.size() > most) return false;
-  for (const std::uint32_t at : candidates) candidate((*ids)[at]);
+  for (const std::uint32_t at : candidates) candidate(at);
   return true;
 }
 
@@ -223,7 +230,7 @@ std::string WorkspaceTextSearch::Problems(const State& s) const {
     }
     // A fresh build of the same prefix, compared list by list.
     Entry fresh;
-    if (e.indexed > 0) IndexUpTo(s, *ids, fresh, e.indexed);
+    if (e.indexed > 0) IndexUpTo(s, workspace_id, *ids, fresh, e.indexed);
     if (fresh.postings.Sorted() != e.postings.Sorted())
       out += name_ + "[" + workspace_id + "]; ";
   }
@@ -244,11 +251,11 @@ const IdList* IdsIn(const Index& lists, const std::string& workspace_id) {
 WorkspaceTextSearch MakeMailboxSearch() {
   return WorkspaceTextSearch(
       "mailboxSearch", [](const State& s, const std::string& w) { return IdsIn(s.mailboxesByWorkspace, w); },
-      [](const State& s) -> WorkspaceTextSearch::Reader {
+      [](const State& s, const std::string&) -> WorkspaceTextSearch::Reader {
         // The build's buffers and its last domain: a workspace's mailboxes come a domain's at a
         // time, so the domain is mostly the one before.
         return [&s, address = std::string(), name = std::string(), domain = static_cast<const Domain*>(nullptr)](
-                   const std::string& id, const std::function<void(std::string_view)>& add) mutable {
+                   size_t, const std::string& id, const std::function<void(std::string_view)>& add) mutable {
           const Mailbox* m = s.mailboxes.Find(id);
           if (!m) return;
           MailboxSearchTexts(s, *m, address, name, domain);
@@ -261,8 +268,8 @@ WorkspaceTextSearch MakeMailboxSearch() {
 WorkspaceTextSearch MakeDomainSearch() {
   return WorkspaceTextSearch(
       "domainSearch", [](const State& s, const std::string& w) { return IdsIn(s.domainsByWorkspace, w); },
-      [](const State& s) -> WorkspaceTextSearch::Reader {
-        return [&s](const std::string& id, const std::function<void(std::string_view)>& add) {
+      [](const State& s, const std::string&) -> WorkspaceTextSearch::Reader {
+        return [&s](size_t, const std::string& id, const std::function<void(std::string_view)>& add) {
           if (const Domain* d = s.domains.Find(id)) add(d->domain);
         };
       });
@@ -270,11 +277,16 @@ WorkspaceTextSearch MakeDomainSearch() {
 
 WorkspaceTextSearch MakeEmailSearch() {
   return WorkspaceTextSearch(
-      "emailSearch", [](const State& s, const std::string& w) { return s.emailOrder.NewestFirst(s, w); },
-      [](const State& s) -> WorkspaceTextSearch::Reader {
-        return [&s](const std::string& id, const std::function<void(std::string_view)>& add) {
-          const Email* e = s.emails.Find(id);
-          if (!e) return;
+      "emailSearch",
+      [](const State& s, const std::string& w) -> const IdList* {
+        const EmailOrder::List* list = s.emailOrder.NewestFirst(s, w);
+        return list ? &list->ids : nullptr;
+      },
+      [](const State& s, const std::string& w) -> WorkspaceTextSearch::Reader {
+        // The rows at the ids' positions (EmailOrder::List), not each found by its id.
+        const EmailOrder::List* list = s.emailOrder.NewestFirst(s, w);
+        return [list](size_t at, const std::string&, const std::function<void(std::string_view)>& add) {
+          const Email* e = list->rows[at];
           add(e->subject);
           add(e->snippet);
           for (const auto* list : {&e->from, &e->to})
@@ -287,21 +299,19 @@ WorkspaceTextSearch MakeEmailSearch() {
       });
 }
 
-std::unordered_map<std::string, IdList> EmailOrder::Build(const State& s) {
-  std::unordered_map<std::string, std::vector<const Email*>> rows;
-  for (const Email& e : s.emails) rows[e.workspaceId].push_back(&e);
-  std::unordered_map<std::string, IdList> out;
-  for (auto& [workspace_id, list] : rows) {
+std::unordered_map<std::string, EmailOrder::List> EmailOrder::Build(const State& s) {
+  std::unordered_map<std::string, List> out;
+  for (const Email& e : s.emails) out[e.workspaceId].rows.push_back(&e);
+  for (auto& [workspace_id, list] : out) {
     // Newest first; stable so equal dates keep a fixed order (later-stored first after reverse).
-    std::reverse(list.begin(), list.end());
-    std::stable_sort(list.begin(), list.end(), [](const Email* a, const Email* b) { return a->date > b->date; });
-    auto& ids = out[workspace_id];
-    for (const Email* e : list) ids.push_back(e->id);
+    std::reverse(list.rows.begin(), list.rows.end());
+    std::stable_sort(list.rows.begin(), list.rows.end(), [](const Email* a, const Email* b) { return a->date > b->date; });
+    for (const Email* e : list.rows) list.ids.push_back(e->id);
   }
   return out;
 }
 
-const IdList* EmailOrder::NewestFirst(const State& s, const std::string& workspace_id) const {
+const EmailOrder::List* EmailOrder::NewestFirst(const State& s, const std::string& workspace_id) const {
   std::lock_guard lock(mu_);
   if (!built_) {
     byWorkspace_ = Build(s);
