@@ -60,8 +60,7 @@ Result<EmailSearchView> SearchEmails(const State& s, const Caller& caller, const
   // The workspace's emails newest first (State::emailOrder: sorted once, not per search), each
   // read at its position (EmailOrder::List's rows), never found by its id.
   const EmailOrder::List* in_order = s.emailOrder.NewestFirst(s, caller.workspaceId);
-  static const std::vector<const Email*> kNone;
-  const std::vector<const Email*>& rows = in_order ? in_order->rows : kNone;
+  const auto& rows = in_order ? in_order->rows : NoIds<std::vector<const Email*>>();
   EmailSearchView view;
   if (!filtered) {
     view.page = Paginate(static_cast<std::int64_t>(rows.size()), q.page, q.limit);
