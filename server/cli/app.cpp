@@ -55,7 +55,10 @@ App::App(Options options) : options_(std::move(options)) {
   fixture::Fixture fixture;
   std::string fixture_error;
   try {
-    fixture = fixture::LoadFixtureFile(fixture_path_, options_.seed);
+    // With a data dir the world is most often the dir's: a generated fixture's records are then
+    // made only if the dir turns out new (OpenDataDir) or at a reset, from its recipe.
+    fixture = fixture::LoadFixtureFile(fixture_path_, options_.seed,
+                                       options_.dataDir.empty() ? fixture::Generated::kNow : fixture::Generated::kWhenAsked);
   } catch (const fixture::FixtureError& e) {
     fixture_error = e.what();
   }
@@ -71,6 +74,7 @@ App::App(Options options) : options_(std::move(options)) {
       model::LoadedStateText loaded = LoadStateFile(options_.stateFile, options_.maxStateBytes);
       fixture.state = std::move(loaded.state);
       fixture.rebuild = {};
+      fixture.deferred = false;
       const json clock = loaded.rest.value("clock", json::object());
       const json epoch = clock.is_object() ? clock.value("epochMs", json()) : json();
       if (epoch.is_number_integer() && epoch.get<model::Millis>() >= 0 && epoch.get<model::Millis>() <= runtime::Clock::kLatest)
@@ -191,6 +195,7 @@ std::optional<json> App::OpenDataDir(fixture::Fixture& fixture) {
     const auto checked = ms_since(t0);
     if (!persister_->walReport().empty()) runtime::Log("warn", "recovered a torn WAL", {{"report", persister_->walReport()}});
     if (!persister_->HasData()) {
+      fixture.Expand();
       store_ = std::make_unique<runtime::Store>(std::move(fixture.state), std::move(fixture.rebuild));
       store_->Persist(*persister_, true);
       return clock;

@@ -373,6 +373,37 @@ TEST(FixtureGenerate, BadOptionsAndCollisionsAreFixtureErrors) {
   text << head << "accounts:\n  - id: acc_x\n    apiKey: emsim_gen_00001\n    user: { id: u, email: e }\n"
        << "    workspaces: [{ id: ws_x, name: X, default: true }]\ngenerate: { mailboxes: 1 }\n";
   EXPECT_THROW(fixture::LoadFixtureText(text.str(), "clash.yaml", 1), fixture::FixtureError);
+  // The ids a generation hands out, taken by the file: refused whether the records are made at the
+  // load or only when asked (a restart from a data dir), with the same message.
+  for (const std::string taken : {"id: acc_gen_00001", "id: acc_x\n    workspaces: [{ id: ws_gen_00001, name: X, default: true }]"}) {
+    std::ostringstream clash;
+    clash << head << "accounts:\n  - " << taken << "\n    apiKey: k\n    user: { id: u, email: e }\n"
+          << (taken.find("ws_gen") == std::string::npos ? "    workspaces: [{ id: ws_x, name: X, default: true }]\n" : "")
+          << "generate: { mailboxes: 1 }\n";
+    std::string now, asked;
+    try {
+      fixture::LoadFixtureText(clash.str(), "clash.yaml", 1);
+    } catch (const fixture::FixtureError& e) {
+      now = e.what();
+    }
+    try {
+      fixture::LoadFixtureText(clash.str(), "clash.yaml", 1, fixture::Generated::kWhenAsked);
+    } catch (const fixture::FixtureError& e) {
+      asked = e.what();
+    }
+    EXPECT_NE(now.find("is taken"), std::string::npos) << taken << ": " << now;
+    EXPECT_EQ(asked, now) << taken;
+  }
+  // Deferred, the file's own records only, until Expand makes the same world.
+  fixture::GenerateOptions o;
+  o.mailboxes = 7;
+  std::ostringstream gen;
+  fixture::WriteGeneratedFixture(gen, o, false);
+  fixture::Fixture later = fixture::LoadFixtureText(gen.str(), "gen.yaml", 1, fixture::Generated::kWhenAsked);
+  EXPECT_TRUE(later.deferred);
+  EXPECT_EQ(later.state.mailboxes.size(), 0u);
+  later.Expand();
+  EXPECT_EQ(model::DumpState(later.state), model::DumpState(fixture::LoadFixtureText(gen.str(), "gen.yaml", 1).state));
 }
 
 TEST(FormatIso, DigitsByHandMatchTheSpecForm) {

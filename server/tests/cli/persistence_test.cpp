@@ -5,10 +5,12 @@
 #include <sqlite3.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "api/routes.hpp"
 #include "app/router.hpp"
 #include "cli/state_command.hpp"
+#include "fixture/fixture_gen.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_server.hpp"
 #include "tests/support/webhook_receiver.hpp"
@@ -130,6 +132,48 @@ TEST(DataDir, AResetIsItselfDurable) {
   }
   TestServer s(WithDataDir(dir.path));
   EXPECT_EQ(World(s), fixture);
+}
+
+// A generated fixture (a `generate:` mapping) with a data dir: a new dir starts from the generated
+// world; a restart serves the dir's world without generating the fixture's records again, and a
+// reset still returns to them; a fixture whose generation cannot be done is refused at a restart
+// as at a first start.
+TEST(DataDir, AGeneratedFixtureIsTheNewDirsWorldAndWhatAResetReturnsToAfterARestart) {
+  TempDir dir;
+  fixture::GenerateOptions g;
+  g.mailboxes = 12;
+  g.accounts = 2;
+  std::ostringstream text;
+  fixture::WriteGeneratedFixture(text, g, false);
+  const std::string path = dir.path + "/generated.yaml";
+  std::ofstream(path) << text.str();
+  app::Options o = WithDataDir(dir.path + "/d");
+  o.fixtures = path;
+  const std::string key = fixture::GeneratedApiKey(1);
+  json generated;
+  {
+    TestServer s(o);
+    generated = World(s);
+    EXPECT_EQ(generated["mailboxes"].size(), 12u);
+    ASSERT_EQ(s.Put("/_sim/wallet", {{"balanceCents", 1}}, key).status, 200);
+  }
+  {
+    TestServer s(o);
+    EXPECT_EQ(s.Get("/_sim/wallet", key).body["balanceCents"], 1) << "the dir's world, not the fixture's";
+    ASSERT_EQ(s.Post("/_sim/reset", json::object(), "").status, 200);
+    EXPECT_EQ(World(s), generated);
+  }
+  // The file's own account takes a generated API key: the generation cannot be done.
+  std::ofstream(path) << "version: 1\nclock: { start: \"2026-01-01T09:00:00.000Z\" }\n"
+                      << "accounts:\n  - id: acc_x\n    apiKey: emsim_gen_00001\n    user: { id: u, email: e }\n"
+                      << "    workspaces: [{ id: ws_x, name: X, default: true }]\ngenerate: { mailboxes: 1 }\n";
+  o.port = 0;
+  try {
+    cli::App app(o);
+    FAIL() << "restarted over a fixture whose generation clashes with its own records";
+  } catch (const cli::StartupError& e) {
+    EXPECT_NE(std::string(e.what()).find("API key emsim_gen_00001 is taken"), std::string::npos) << e.what();
+  }
 }
 
 // A tenant's deletion and another's reset are written like any other change: after a restart the
