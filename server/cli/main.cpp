@@ -23,8 +23,8 @@
 // unused string). MALLOC_CONF in the environment is read after them and overrides any.
 // - thp:always: the heap on transparent huge pages (madvise). A world grows by every write it
 //   keeps, and each new 4 KiB page is a fault: 13-15 us each on the VM the benchmarks run on, a
-//   fifth of a purchase's CPU. With 2 MiB pages: the stateful POST 63-72% -> 81-90% of the bare
-//   server, a 1 M-mailbox fixture ready in 7-11 s instead of 15-16 s (bench/README.md).
+//   fifth of a purchase's CPU. With 2 MiB pages: the stateful POST 65-85% -> 80-97% of the bare
+//   server, a 1 M-mailbox fixture ready in 8.8 s instead of 12-14 s (bench/README.md).
 // - percpu_arena:percpu: an arena per CPU, not four: each arena's first huge pages are resident
 //   at once, and a fresh emsim with four per CPU held 50 MiB instead of 19; per CPU, 25 MiB.
 extern "C" {
