@@ -219,6 +219,21 @@ bool Transport::Handshake(SSL* ssl, int fd, Steady::time_point deadline) {
 
 Connection* Connection::Current() { return t_serving; }
 
+void RequestLineParts(std::string_view head, std::string& method, std::string& path) {
+  method.clear();
+  path.clear();
+  size_t i = 0;
+  while (i < head.size() && i < 16 && head[i] >= 'A' && head[i] <= 'Z') ++i;
+  if (i == 0 || i >= head.size() || head[i] != ' ') return;
+  size_t at = i + 1, end = at;
+  // Printable ASCII, no space: the target's bytes as the log's key=value line can carry them.
+  while (end < head.size() && head[end] > ' ' && head[end] < 0x7f && head[end] != '?') ++end;
+  if (end == at) return;
+  method.assign(head.substr(0, i));
+  path.assign(head.substr(at, std::min(end - at, kPathKept)));
+  if (end - at > kPathKept) path += "...";
+}
+
 Connection::Connection(int fd, Transport& transport, SSL* ssl)
     : fd_(fd), transport_(transport), ssl_(ssl), in_(kInBufferBytes) {
   sockaddr_storage a{};
@@ -436,6 +451,7 @@ ssize_t Connection::Fill() {
 }
 
 bool Connection::Track(const char* p, size_t n) {
+  if (head_.size() < kKeptHead) head_.append(p, std::min(n, kKeptHead - head_.size()));
   for (size_t i = 0; i < n && in_headers_; ++i) {
     ++header_bytes_;
     const char c = p[i];

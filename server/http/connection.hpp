@@ -33,6 +33,13 @@ int MillisUntil(Steady::time_point deadline);
 // The numeric address of `a`, its port in `port`; "" when it has none.
 std::string PeerText(const sockaddr_storage& a, socklen_t len, int& port);
 
+// The method and path of a request line's first bytes (`head`, possibly cut short), for the log
+// and the journal of a request refused before it was parsed. The method: up to 16 capital
+// letters; the path: the target up to its query, of printable ASCII only, at most kPathKept
+// bytes, with "..." after a path cut short. Empty when the line does not start that way.
+inline constexpr size_t kPathKept = 256;
+void RequestLineParts(std::string_view head, std::string& method, std::string& path);
+
 class Connection;
 
 // cpp-httplib's Server with emsim's connection loop (process_and_close_socket, which httplib
@@ -113,7 +120,12 @@ class Connection final : public httplib::Stream {
     in_headers_ = true;
     header_bytes_ = 0;
     match_ = 0;
+    head_.clear();
   }
+  // The first bytes of the request being read (kKeptHead at most): what a refusal raised before
+  // cpp-httplib parsed the request line (414) still names the method and path from.
+  static constexpr size_t kKeptHead = 512;
+  std::string_view head() const { return head_; }
   void EndHeaders() { in_headers_ = false; }
 
   // Writes `answer` (already complete HTTP bytes) and ends the conversation: whatever cpp-httplib
@@ -175,6 +187,7 @@ class Connection final : public httplib::Stream {
   bool in_headers_ = false;
   Steady::time_point header_deadline_;
   size_t header_bytes_ = 0;
+  std::string head_;
   int match_ = 0;  // how much of "\r\n\r\n" the last bytes were
   bool failed_ = false, discard_writes_ = false, close_after_ = false;
 };

@@ -360,7 +360,12 @@ HttpServer::HttpServer(const ServerOptions& o, RequestHandler& handler) : handle
       refusal.detail = "Request URI too long: the request line's target is over " +
                        std::to_string(CPPHTTPLIB_REQUEST_URI_MAX_LENGTH) + " bytes (the limit)";
     else if (res.status != 404) refusal.detail = "HTTP error " + std::to_string(res.status);
-    const Response r = handler_.Refuse(refusal, req.method, req.path, /*record=*/true);
+    // A request line too long is refused before cpp-httplib parses it: its method and path are
+    // read from what the connection kept of it, so the log line and the journal name them.
+    std::string method = req.method, path = req.path;
+    if (method.empty())
+      if (const Connection* c = Connection::Current()) RequestLineParts(c->head(), method, path);
+    const Response r = handler_.Refuse(refusal, method, path, /*record=*/true);
     for (const auto& [k, v] : r.headers) res.set_header(k, v);
     res.set_content(core::DumpJson(r.body), "application/json");
   });

@@ -14,6 +14,7 @@
 
 #include "cli/app.hpp"
 #include "events/transport.hpp"
+#include "http/connection.hpp"
 #include "model/state_secrets.hpp"
 #include "runtime/log.hpp"
 #include "tests/support/raw_client.hpp"
@@ -98,10 +99,48 @@ TEST(Transport, ARequestLineTooLongIs414SayingSoWithARequestIdTheLogAndJournalCa
   const std::string request_id = answer.substr(id_at + 14, answer.find("\r\n", id_at) - id_at - 14);
   EXPECT_NE(log.find("requestId=" + request_id), std::string::npos) << log;
   EXPECT_NE(log.find("status=414"), std::string::npos) << log;
+  // The method and path, though cpp-httplib refused the line before parsing it: read from what
+  // the connection kept of the request's first bytes.
+  EXPECT_NE(log.find("method=GET path=/v1/domain/list "), std::string::npos) << log.substr(0, 600);
   auto journal = server.Get("/_sim/requests?status=414", "");
   ASSERT_EQ(journal.status, 200);
-  EXPECT_EQ(journal.body["requests"].size(), 1u) << journal.raw;
+  ASSERT_EQ(journal.body["requests"].size(), 1u) << journal.raw;
+  EXPECT_EQ(journal.body["requests"][0].value("method", ""), "GET") << journal.raw;
+  EXPECT_EQ(journal.body["requests"][0].value("path", ""), "/v1/domain/list") << journal.raw;
   EXPECT_EQ(server.Get("/_sim/state?secrets=true", "").raw, before) << "a refused request changes nothing";
+
+  // A path that is itself too long is journaled cut short, and says so.
+  RawClient c2(server.port());
+  ASSERT_TRUE(c2.Send("DELETE /v1/" + std::string(9000, 'b') + " HTTP/1.1\r\nHost: emsim\r\n\r\n"));
+  ExpectSpecErrorShape(c2.ReadAnswer(), 414);
+  journal = server.Get("/_sim/requests?status=414&method=DELETE", "");
+  ASSERT_EQ(journal.status, 200);
+  ASSERT_EQ(journal.body["requests"].size(), 1u) << journal.raw;
+  EXPECT_EQ(journal.body["requests"][0].value("path", ""), "/v1/" + std::string(http::kPathKept - 4, 'b') + "...");
+}
+
+TEST(Transport, TheMethodAndPathOfARefusedRequestLineAreReadOnlyFromPlainBytes) {
+  std::string method, path;
+  http::RequestLineParts("GET /v1/domain/list?contains=x HTTP/1.1", method, path);
+  EXPECT_EQ(method, "GET");
+  EXPECT_EQ(path, "/v1/domain/list");
+  // Cut short where the kept bytes end, no query: the path as far as it goes.
+  http::RequestLineParts("PATCH /v2/webhooks/endpoints/ab", method, path);
+  EXPECT_EQ(method, "PATCH");
+  EXPECT_EQ(path, "/v2/webhooks/endpoints/ab");
+  // What is not a method followed by a target: nothing (the log and journal keep their empty
+  // fields rather than carry a client's bytes they cannot print).
+  for (const std::string_view bad : {std::string_view("get /x HTTP/1.1"), std::string_view("GET"),
+                                     std::string_view("GET  /x"), std::string_view("\x16\x03\x01 /x"),
+                                     std::string_view("VERYVERYLONGMETHODNAME /x"), std::string_view("")}) {
+    http::RequestLineParts(bad, method, path);
+    EXPECT_EQ(method, "") << bad;
+    EXPECT_EQ(path, "") << bad;
+  }
+  // A target's bytes stop at the first one a log line cannot carry as it is.
+  http::RequestLineParts(std::string_view("GET /a\"b\x01\xff" "c HTTP/1.1"), method, path);
+  EXPECT_EQ(method, "GET");
+  EXPECT_EQ(path, "/a\"b");
 }
 
 TEST(Transport, AClientThatSendsAWholeOversizedBodyBeforeReadingStillGetsThe413) {
