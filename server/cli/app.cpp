@@ -17,6 +17,7 @@
 #include "runtime/log.hpp"
 #include "cli/state_command.hpp"
 #include "core/hash.hpp"
+#include "core/thread_name.hpp"
 
 namespace emsim::cli {
 
@@ -255,7 +256,10 @@ int App::Start() {
                                  std::to_string(port_)
                            : options_.baseUrl;
   scheduler_->Start();
-  serve_thread_ = std::thread([this] { server_->Serve(); });
+  serve_thread_ = std::thread([this] {
+    core::NameThisThread("http-accept");
+    server_->Serve();
+  });
   return port_;
 }
 

@@ -8,6 +8,7 @@
 #include "http/server.hpp"
 #include "model/webhooks.hpp"
 #include "runtime/log.hpp"
+#include "core/thread_name.hpp"
 
 namespace emsim::cli {
 
@@ -113,7 +114,10 @@ int ProxyServer::Start() {
   const Options& o = shadow_->services().options;
   port_ = server_->Bind(o.host, o.port);
   shadow_->StartWithoutServing();
-  serve_thread_ = std::thread([this] { server_->Serve(); });
+  serve_thread_ = std::thread([this] {
+    core::NameThisThread("proxy-accept");
+    server_->Serve();
+  });
   return port_;
 }
 

@@ -1,4 +1,5 @@
 #include "http/pool.hpp"
+#include "core/thread_name.hpp"
 
 #include <algorithm>
 
@@ -33,6 +34,7 @@ void ElasticPool::shutdown() {
 }
 
 void ElasticPool::Work() {
+  core::NameThisThread("http-conn");
   std::unique_lock lock(mu_);
   for (;;) {
     ++idle_;

@@ -17,6 +17,7 @@
 #include "core/hash.hpp"
 #include "core/json_limits.hpp"
 #include "runtime/log.hpp"
+#include "core/thread_name.hpp"
 
 namespace emsim::runtime {
 
@@ -326,7 +327,10 @@ void Persister::RunCheck(sqlite3* db) noexcept {
 void Persister::StartCheck() {
   if (check_started_) return;
   check_started_ = true;
-  checker_ = std::thread([this] { RunCheck(nullptr); });
+  checker_ = std::thread([this] {
+    core::NameThisThread("persist-check");
+    RunCheck(nullptr);
+  });
 }
 
 void Persister::AwaitCheck() {
@@ -802,6 +806,7 @@ Recovered Persister::ReadUnchecked(bool document) {
   check_started_ = true;
   std::latch helper_read(1);
   std::thread helper([&, helper_checks] {
+    core::NameThisThread("persist-read");
     sqlite3* db = nullptr;
     try {
       db = OpenForReading();
@@ -832,7 +837,10 @@ Recovered Persister::ReadUnchecked(bool document) {
   } else {
     for (size_t i = 0; i < kTableCount; ++i) out.state[kTables[i].name] = std::move(rows[i]);
   }
-  rowid_builder_ = std::thread([this] { BuildRowids(); });
+  rowid_builder_ = std::thread([this] {
+    core::NameThisThread("persist-rowids");
+    BuildRowids();
+  });
   return out;
 }
 
@@ -1069,7 +1077,10 @@ void Persister::Start(const Clock& clock) {
   if (sqlite3_open_v2(path_.c_str(), &checkpoint_db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) == SQLITE_OK &&
       sqlite3_exec(checkpoint_db_, durability_ == Durability::kFull ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL",
                    nullptr, nullptr, nullptr) == SQLITE_OK) {
-    checkpointer_ = std::thread([this] { CheckpointLoop(); });
+    checkpointer_ = std::thread([this] {
+      core::NameThisThread("persist-ckpt");
+      CheckpointLoop();
+    });
   } else {
     Log("warn", "no checkpoint connection; the writer checkpoints the WAL itself",
         {{"file", path_}, {"error", SqliteError(checkpoint_db_)}});
@@ -1077,7 +1088,10 @@ void Persister::Start(const Clock& clock) {
     checkpoint_db_ = nullptr;
     sqlite3_wal_autocheckpoint(db_, checkpoint_frames_);
   }
-  writer_ = std::thread([this] { WriterLoop(); });
+  writer_ = std::thread([this] {
+    core::NameThisThread("persist-writer");
+    WriterLoop();
+  });
 }
 
 void Persister::CheckpointLoop() {

@@ -5,6 +5,7 @@
 
 #include "model/tenants.hpp"
 #include "runtime/log.hpp"
+#include "core/thread_name.hpp"
 
 namespace emsim::runtime {
 
@@ -300,7 +301,10 @@ void Scheduler::Start() {
   if (loop_.joinable()) return;
   stop_ = false;
   stopping_ = false;
-  loop_ = std::thread([this] { Loop(); });
+  loop_ = std::thread([this] {
+    core::NameThisThread("scheduler");
+    Loop();
+  });
 }
 
 void Scheduler::Stop() {

@@ -1,4 +1,5 @@
 #include "runtime/store.hpp"
+#include "core/thread_name.hpp"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -55,7 +56,10 @@ void Store::Discard(State old) {
   }
   std::lock_guard lock(discard_mu_);
   if (discarder_.joinable()) discarder_.join();  // one at a time: memory is what this is about
-  discarder_ = std::thread([state = std::move(old)]() mutable { Free(std::move(state), true); });
+  discarder_ = std::thread([state = std::move(old)]() mutable {
+    core::NameThisThread("state-free");
+    Free(std::move(state), true);
+  });
 }
 
 }  // namespace emsim::runtime

@@ -17,6 +17,7 @@
 
 #include "model/state.hpp"
 #include "runtime/persist.hpp"
+#include "core/thread_name.hpp"
 
 namespace emsim::runtime {
 
@@ -49,6 +50,7 @@ class Store {
       return;
     }
     copier_ = std::thread([this] {
+      core::NameThisThread("state-baseline");
       auto copy = std::make_unique<State>(state_);  // state_ cannot change until baseline_ready_
       std::lock_guard lock(baseline_mu_);
       baseline_ = std::move(copy);
