@@ -170,7 +170,7 @@ bool ControlAccessAllowed(const Route& route, const Request& req, const std::str
 Response InjectedAnswer(const model::Fault& f, app::ErrorIds& error_ids) {
   const int status = f.status.value_or(200);
   if (f.hasBody) {
-    if (f.body.is_string()) return Response{status, nullptr, f.body.get<std::string>(), "text/plain", {}};
+    if (f.body.is_string()) return Response{.status = status, .raw = f.body.get<std::string>(), .contentType = "text/plain"};
     return Json(f.body, status);
   }
   const std::string message = (status == 500 ? std::string(model::msg::kInternalError) : "Injected fault") +
@@ -459,7 +459,7 @@ Response Router::Handle(RawRequest raw) {
   // the checks that need no state, so its request takes the store's lock once. When one of these
   // checks refuses the request, it authenticates first, so a bad key is still a 401 before any
   // 400 or 415.
-  Ctx ctx{svc_, req, {}, 0, {}, {}};
+  Ctx ctx{.svc = svc_, .req = req, .now = 0};
   const bool authenticated = route.access != Access::kControl;
   const std::string* workspace_key = &req.Header("x-workspace-key");
   if (workspace_key->empty()) workspace_key = &req.Header("x-workspace-id");

@@ -73,14 +73,14 @@ using Reply = model::Result<Response>;
 struct Ctx {
   app::Services& svc;
   const Request& req;
-  model::Caller caller;
-  model::Millis now;
-  std::optional<runtime::Store::ReadTxn> readTxn;
-  std::optional<runtime::Store::WriteTxn> writeTxn;
+  model::Caller caller{};
+  model::Millis now = 0;
+  std::optional<runtime::Store::ReadTxn> readTxn{};
+  std::optional<runtime::Store::WriteTxn> writeTxn{};
   // The clock the request works on: "" the instance clock, else the id of the tenant (with a
   // clock of its own) whose key it carries; `now` is that clock's. What a Write schedules is due
   // on it (model::State::jobClock).
-  std::string clock;
+  std::string clock{};
 
   template <class F>
   auto Read(F&& f) {
@@ -129,10 +129,11 @@ using Handler = Reply (*)(Ctx&);
 
 // The spec's envelope (Part 4 intro): {status, message, data}, status mirroring HTTP.
 inline Response Envelope(std::string message, json data, int status = 200) {
-  return Response{status, json{{"status", status}, {"message", std::move(message)}, {"data", std::move(data)}}, {}, "application/json", {}};
+  return Response{.status = status,
+                  .body = json{{"status", status}, {"message", std::move(message)}, {"data", std::move(data)}}};
 }
 inline Response Json(json body, int status = 200) {
-  return Response{status, std::move(body), {}, "application/json", {}};
+  return Response{.status = status, .body = std::move(body)};
 }
 
 }  // namespace emsim::app

@@ -47,16 +47,16 @@ class Gate {
 
 struct Response {
   int status = 200;
-  json body;
-  std::optional<std::string> raw;  // sent as-is instead of body.dump()
+  json body{};
+  std::optional<std::string> raw{};  // sent as-is instead of body.dump()
   std::string contentType = "application/json";
-  std::vector<std::pair<std::string, std::string>> headers;
+  std::vector<std::pair<std::string, std::string>> headers{};
   // Close the connection without answering (a /_sim sink simulating a receiver that drops it).
   bool closeConnection = false;
   // Sent as-is from a temporary file instead of either (a text too large to hold: a state dump).
-  std::shared_ptr<const core::SpilledText> file;
+  std::shared_ptr<const core::SpilledText> file{};
   // Sent once this says so (only to a request that had canDefer).
-  std::shared_ptr<Gate> gate;
+  std::shared_ptr<Gate> gate{};
 };
 
 }  // namespace emsim::http

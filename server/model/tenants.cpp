@@ -62,7 +62,11 @@ Result<TenantInfo> CreateTenant(State& s, const State& fixture, const std::strin
   do tag = "t" + s.ids.Token(6);
   while (TagInUse(s, tag) || s.accounts.Contains(tpl->id + "_" + tag));
   const std::string api_key = "emsim_" + shard + "_" + tag + "_" + s.ids.Token(12);
-  Tenant t{tpl->id + "_" + tag, tpl->id, tag, now};
+  Tenant t;
+  t.id = tpl->id + "_" + tag;
+  t.templateId = tpl->id;
+  t.tag = tag;
+  t.createdAt = now;
   t.idsCounter = s.ids.counter();  // a reset clones again from here: the same ids
   if (clock) {
     t.clock = "own";

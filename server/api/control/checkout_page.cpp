@@ -80,7 +80,7 @@ std::string PageHtml(const std::string& title, const std::string& inner) {
 }
 
 http::Response HtmlAnswer(std::string html, int status) {
-  http::Response r{status, nullptr, std::move(html), "text/html; charset=utf-8", {}};
+  http::Response r{.status = status, .raw = std::move(html), .contentType = "text/html; charset=utf-8"};
   // The page shows the checkout as it is now; the same link answers JSON to JSON clients.
   r.headers.emplace_back("cache-control", "no-store");
   r.headers.emplace_back("vary", "Accept");
@@ -154,7 +154,7 @@ http::Response UnknownCheckoutPage(const std::string& message) {
 }
 
 http::Response SeeOther(const std::string& location) {
-  http::Response r{303, nullptr, std::string(), "text/plain", {}};
+  http::Response r{.status = 303, .raw = std::string(), .contentType = "text/plain"};
   r.headers.emplace_back("location", location);
   r.headers.emplace_back("cache-control", "no-store");
   return r;

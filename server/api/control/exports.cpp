@@ -59,7 +59,7 @@ app::Reply SimGetExport(app::Ctx& ctx) {
       return model::Error::NotFound("Export " + id + " has no CSV" +
                                     (x->status == model::ExportStatus::kStarted ? " yet (status STARTED: advance the clock past exportSeconds)"
                                                             : " (MANUAL was not among its apps)"));
-    http::Response res{200, nullptr, *x->csv, "text/csv; charset=utf-8", {}};
+    http::Response res{.status = 200, .raw = *x->csv, .contentType = "text/csv; charset=utf-8"};
     res.headers.emplace_back("Content-Disposition", "attachment; filename=\"mailboxes-" + x->id + ".csv\"");
     return res;
   });

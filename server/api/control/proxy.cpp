@@ -368,7 +368,7 @@ http::Response ShadowProxy::ServeReport(const http::RawRequest& raw) {
       cleared = requests_;
     }
     ClearReport();
-    return http::Response{200, {{"status", "ok"}, {"cleared", cleared}}, std::nullopt, "application/json", {}};
+    return http::Response{.status = 200, .body = {{"status", "ok"}, {"cleared", cleared}}};
   }
   if (raw.method != "GET") {
     http::Response r = ErrorAnswer(405, "GET or DELETE /_sim/proxy/report");
@@ -380,8 +380,8 @@ http::Response ShadowProxy::ServeReport(const http::RawRequest& raw) {
   const bool text = (format != raw.params.end() && format->second == "text") ||
                     (format == raw.params.end() && accept != raw.headers.end() &&
                      accept->second.find("text/plain") != std::string::npos);
-  if (text) return http::Response{200, nullptr, ReportText(), "text/plain; charset=utf-8", {}};
-  return http::Response{200, Report(), std::nullopt, "application/json", {}};
+  if (text) return http::Response{.status = 200, .raw = ReportText(), .contentType = "text/plain; charset=utf-8"};
+  return http::Response{.status = 200, .body = Report()};
 }
 
 }  // namespace emsim::api

@@ -29,8 +29,9 @@ app::Reply ServeUiFile(const app::Ctx& ctx, std::string_view name) {
     char etag[24];
     std::snprintf(etag, sizeof etag, "\"%016llx\"", static_cast<unsigned long long>(core::Fnv1a64(f.bytes)));
     const bool fresh = ctx.req.Header("if-none-match") == etag;
-    http::Response r{fresh ? 304 : 200, nullptr, fresh ? std::string() : std::string(f.bytes),
-                     std::string(UiContentType(f.name)), {}};
+    http::Response r{.status = fresh ? 304 : 200,
+                     .raw = fresh ? std::string() : std::string(f.bytes),
+                     .contentType = std::string(UiContentType(f.name))};
     r.headers.emplace_back("etag", etag);
     r.headers.emplace_back("cache-control", "no-cache");
     r.headers.emplace_back("x-content-type-options", "nosniff");

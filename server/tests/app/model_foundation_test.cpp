@@ -517,7 +517,9 @@ TEST(RecordText, IsReadAsTheDocumentReadsItOrLeftToIt) {
       bool was_read = false;
       const std::string why = check.at(kind)(changed, &was_read);
       EXPECT_EQ(why, "") << kind << ": " << changed;
-      if (must_read) EXPECT_TRUE(was_read) << kind << ": " << changed;
+      if (must_read) {
+        EXPECT_TRUE(was_read) << kind << ": " << changed;
+      }
       was_read ? ++read : ++left;
       if (was_read && changed != text) kinds_read_changed.insert(kind);
     };

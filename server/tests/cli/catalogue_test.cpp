@@ -14,6 +14,7 @@
 #include "http/server.hpp"
 #include "schema/catalogue.hpp"
 #include "schema/registry.hpp"
+#include "tests/support/test_server.hpp"
 
 namespace emsim {
 namespace {
@@ -202,12 +203,7 @@ std::string StartupErrorWith(const std::string& schemas_dir) {
   app::Options o;
   o.schemasDir = schemas_dir;
   o.clockMode = runtime::ClockMode::kManual;
-  try {
-    cli::App app(o);
-    return "";
-  } catch (const cli::StartupError& e) {
-    return e.what();
-  }
+  return testing::StartupRefusal(o);
 }
 
 TEST(CatalogueStartup, EmsimRefusesToStartWhenTheCatalogueAndTheHandlersDisagree) {

@@ -33,6 +33,17 @@ struct HttpResult {
   }
 };
 
+// Why an App with these options refuses to start (StartupError's message), or "" when it starts.
+// The App is built only (no socket is served): a refusal comes from the constructor.
+inline std::string StartupRefusal(const app::Options& o) {
+  try {
+    cli::App app(o);
+    return "";
+  } catch (const cli::StartupError& e) {
+    return e.what();
+  }
+}
+
 class TestServer {
  public:
   // A manual clock unless told otherwise: tests move time with POST /_sim/clock/advance, which
