@@ -328,8 +328,18 @@ Response Router::Refuse(const http::Refusal& refusal, const std::string& method,
     req.method = method;
     req.path = path;
     r.headers.emplace_back("x-request-id", req.requestId);
-    svc_.journal.Add({{"method", method}, {"path", path}, {"status", status}, {"response", r.body}});
     if (runtime::LogEnabled("info")) LogRequest(req, status);
+    // Journaled as every answer is, under the id the answer carries. The method and path quote
+    // the request line as it came (cpp-httplib decodes the path's escapes): made UTF-8, so
+    // listing the journal can always write them.
+    runtime::JournalEntry entry;
+    entry.id = req.requestId;
+    entry.time = svc_.clock.Now();
+    entry.method = model::SafeText(method, 4096);
+    entry.path = model::SafeText(path, 4096);
+    entry.status = status;
+    entry.response = core::DumpJson(r.body);  // the refusal's own message: UTF-8
+    svc_.journal.Add(std::move(entry));
   }
   return r;
 }

@@ -36,19 +36,6 @@ std::uint64_t Journal::Add(JournalEntry&& entry) {
   return Put(std::move(item));
 }  // the entry it replaced is freed here
 
-void Journal::Add(json entry) {
-  // Records made before the pipeline ran (the transport's errors) quote the request line as it
-  // came: made UTF-8 here, so listing the journal can always write them.
-  for (const char* key : {"method", "path"}) {
-    if (auto it = entry.find(key); it != entry.end() && it->is_string()) {
-      const std::string& text = it->get_ref<const std::string&>();
-      if (!model::IsValidUtf8(text) || text.size() > 4096) *it = model::SafeText(text, 4096);
-    }
-  }
-  Item item(std::move(entry));
-  Put(std::move(item));
-}
-
 json ToJson(const JournalEntry& e) {
   json out = {{"id", e.id},
               {"time", model::FormatIso(e.time)},
@@ -156,9 +143,8 @@ std::vector<json> Journal::Records() const {
   for (const Stripe& stripe : stripes_) {
     std::lock_guard lock(stripe.mu);
     for (const auto& [ticket, item] : stripe.ring) {
-      const auto* e = std::get_if<JournalEntry>(&item);
-      if (e && e->pending) continue;  // its answer is not out yet
-      all.emplace_back(ticket, e ? ToJson(*e) : std::get<json>(item));
+      if (item.pending) continue;  // its answer is not out yet
+      all.emplace_back(ticket, ToJson(item));
     }
   }
   std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -229,9 +215,7 @@ bool Journal::WithEntry(std::uint64_t ticket, F&& f) {
   std::lock_guard lock(stripe.mu);
   for (auto& slot : stripe.ring) {
     if (slot.first != ticket) continue;
-    auto* e = std::get_if<JournalEntry>(&slot.second);
-    if (!e) return false;
-    f(*e);
+    f(slot.second);
     return true;
   }
   return false;
@@ -256,11 +240,7 @@ size_t Journal::EraseAccount(const std::string& account_id) {
   for (Stripe& stripe : stripes_) {
     std::vector<std::pair<std::uint64_t, Item>> gone;  // freed outside the lock
     std::lock_guard lock(stripe.mu);
-    auto of_account = [&](const Item& item) {
-      if (const auto* e = std::get_if<JournalEntry>(&item)) return e->accountId == account_id;
-      const json& j = std::get<json>(item);
-      return j.is_object() && j.value("accountId", json()) == account_id;
-    };
+    auto of_account = [&](const Item& item) { return item.accountId == account_id; };
     std::vector<std::pair<std::uint64_t, Item>> kept;
     for (auto& slot : stripe.ring) (of_account(slot.second) ? gone : kept).push_back(std::move(slot));
     if (gone.empty()) continue;

@@ -6,7 +6,6 @@
 #include <optional>
 #include <utility>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "core/json.hpp"
@@ -68,7 +67,6 @@ class Journal {
 
   // Answers the entry's ticket, for Settle and Replace.
   std::uint64_t Add(JournalEntry&& entry);
-  void Add(json entry);  // a ready-made record (errors raised by the transport before the pipeline)
   // Newest last, those matching `pattern`; limit keeps the newest N. With `secrets` false, the
   // bodies, answers and headers listed have their secrets masked (model::MaskSecretValues), as
   // GET /_sim/state does without ?secrets=true.
@@ -87,7 +85,7 @@ class Journal {
   size_t size() const;
 
  private:
-  using Item = std::variant<JournalEntry, json>;
+  using Item = JournalEntry;
   std::uint64_t Put(Item&& item);
   // Calls f with the entry of `ticket` under its stripe's lock; false when it is no longer kept.
   template <class F>

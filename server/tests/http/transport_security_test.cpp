@@ -107,6 +107,9 @@ TEST(Transport, ARequestLineTooLongIs414SayingSoWithARequestIdTheLogAndJournalCa
   ASSERT_EQ(journal.body["requests"].size(), 1u) << journal.raw;
   EXPECT_EQ(journal.body["requests"][0].value("method", ""), "GET") << journal.raw;
   EXPECT_EQ(journal.body["requests"][0].value("path", ""), "/v1/domain/list") << journal.raw;
+  // Under the id the answer carried, with its time, as every journaled answer is.
+  EXPECT_EQ(journal.body["requests"][0].value("id", ""), request_id) << journal.raw;
+  EXPECT_EQ(journal.body["requests"][0].value("time", ""), "2026-01-01T09:00:00.000Z") << journal.raw;
   EXPECT_EQ(server.Get("/_sim/state?secrets=true", "").raw, before) << "a refused request changes nothing";
 
   // A path that is itself too long is journaled cut short, and says so.
