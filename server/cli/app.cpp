@@ -256,10 +256,7 @@ int App::Start() {
                                  std::to_string(port_)
                            : options_.baseUrl;
   scheduler_->Start();
-  serve_thread_ = std::thread([this] {
-    core::NameThisThread("http-accept");
-    server_->Serve();
-  });
+  serve_thread_ = core::NamedThread("http-accept", [this] { server_->Serve(); });
   return port_;
 }
 

@@ -80,10 +80,7 @@ std::string Listener::Call(const std::string& method, const std::string& path, c
 void Listener::Start() {
   port_ = server_.bind_to_any_port("127.0.0.1");
   if (port_ <= 0) throw ListenError(2, "cannot bind a port on 127.0.0.1");
-  thread_ = std::thread([this] {
-    core::NameThisThread("listen-accept");
-    server_.listen_after_bind();
-  });
+  thread_ = core::NamedThread("listen-accept", [this] { server_.listen_after_bind(); });
   // httplib's stop() does nothing until the server runs: wait for it (a thread start, not for
   // time to pass), so a Start that fails below can stop and join it.
   while (!server_.is_running()) std::this_thread::yield();

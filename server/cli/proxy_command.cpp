@@ -114,10 +114,7 @@ int ProxyServer::Start() {
   const Options& o = shadow_->services().options;
   port_ = server_->Bind(o.host, o.port);
   shadow_->StartWithoutServing();
-  serve_thread_ = std::thread([this] {
-    core::NameThisThread("proxy-accept");
-    server_->Serve();
-  });
+  serve_thread_ = core::NamedThread("proxy-accept", [this] { server_->Serve(); });
   return port_;
 }
 

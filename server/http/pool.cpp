@@ -7,7 +7,8 @@ namespace emsim::http {
 
 ElasticPool::ElasticPool(size_t start_threads, size_t max_threads) : max_(std::max<size_t>(1, max_threads)) {
   std::lock_guard lock(mu_);
-  while (threads_.size() < std::min(start_threads, max_)) threads_.emplace_back([this] { Work(); });
+  while (threads_.size() < std::min(start_threads, max_))
+    threads_.push_back(core::NamedThread("http-conn", [this] { Work(); }));
 }
 
 void ElasticPool::enqueue(std::function<void()> fn) {
@@ -16,7 +17,7 @@ void ElasticPool::enqueue(std::function<void()> fn) {
   // Every job is a connection that may stay open for long: it gets a thread of its own when
   // no idle one is left, rather than waiting behind others.
   if (jobs_.size() > idle_ && threads_.size() < max_) {
-    threads_.emplace_back([this] { Work(); });
+    threads_.push_back(core::NamedThread("http-conn", [this] { Work(); }));
   } else {
     cv_.notify_one();
   }
@@ -34,7 +35,6 @@ void ElasticPool::shutdown() {
 }
 
 void ElasticPool::Work() {
-  core::NameThisThread("http-conn");
   std::unique_lock lock(mu_);
   for (;;) {
     ++idle_;

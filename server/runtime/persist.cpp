@@ -327,10 +327,7 @@ void Persister::RunCheck(sqlite3* db) noexcept {
 void Persister::StartCheck() {
   if (check_started_) return;
   check_started_ = true;
-  checker_ = std::thread([this] {
-    core::NameThisThread("persist-check");
-    RunCheck(nullptr);
-  });
+  checker_ = core::NamedThread("persist-check", [this] { RunCheck(nullptr); });
 }
 
 void Persister::AwaitCheck() {
@@ -805,8 +802,7 @@ Recovered Persister::ReadUnchecked(bool document) {
   const bool helper_checks = !check_started_;
   check_started_ = true;
   std::latch helper_read(1);
-  std::thread helper([&, helper_checks] {
-    core::NameThisThread("persist-read");
+  std::thread helper = core::NamedThread("persist-read", [&, helper_checks] {
     sqlite3* db = nullptr;
     try {
       db = OpenForReading();
@@ -837,10 +833,7 @@ Recovered Persister::ReadUnchecked(bool document) {
   } else {
     for (size_t i = 0; i < kTableCount; ++i) out.state[kTables[i].name] = std::move(rows[i]);
   }
-  rowid_builder_ = std::thread([this] {
-    core::NameThisThread("persist-rowids");
-    BuildRowids();
-  });
+  rowid_builder_ = core::NamedThread("persist-rowids", [this] { BuildRowids(); });
   return out;
 }
 
@@ -1077,10 +1070,7 @@ void Persister::Start(const Clock& clock) {
   if (sqlite3_open_v2(path_.c_str(), &checkpoint_db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) == SQLITE_OK &&
       sqlite3_exec(checkpoint_db_, durability_ == Durability::kFull ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL",
                    nullptr, nullptr, nullptr) == SQLITE_OK) {
-    checkpointer_ = std::thread([this] {
-      core::NameThisThread("persist-ckpt");
-      CheckpointLoop();
-    });
+    checkpointer_ = core::NamedThread("persist-ckpt", [this] { CheckpointLoop(); });
   } else {
     Log("warn", "no checkpoint connection; the writer checkpoints the WAL itself",
         {{"file", path_}, {"error", SqliteError(checkpoint_db_)}});
@@ -1088,10 +1078,7 @@ void Persister::Start(const Clock& clock) {
     checkpoint_db_ = nullptr;
     sqlite3_wal_autocheckpoint(db_, checkpoint_frames_);
   }
-  writer_ = std::thread([this] {
-    core::NameThisThread("persist-writer");
-    WriterLoop();
-  });
+  writer_ = core::NamedThread("persist-writer", [this] { WriterLoop(); });
 }
 
 void Persister::CheckpointLoop() {

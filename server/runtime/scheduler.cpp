@@ -301,10 +301,7 @@ void Scheduler::Start() {
   if (loop_.joinable()) return;
   stop_ = false;
   stopping_ = false;
-  loop_ = std::thread([this] {
-    core::NameThisThread("scheduler");
-    Loop();
-  });
+  loop_ = core::NamedThread("scheduler", [this] { Loop(); });
 }
 
 void Scheduler::Stop() {

@@ -56,10 +56,7 @@ void Store::Discard(State old) {
   }
   std::lock_guard lock(discard_mu_);
   if (discarder_.joinable()) discarder_.join();  // one at a time: memory is what this is about
-  discarder_ = std::thread([state = std::move(old)]() mutable {
-    core::NameThisThread("state-free");
-    Free(std::move(state), true);
-  });
+  discarder_ = core::NamedThread("state-free", [state = std::move(old)]() mutable { Free(std::move(state), true); });
 }
 
 }  // namespace emsim::runtime

@@ -49,8 +49,7 @@ class Store {
       baseline_ready_ = true;
       return;
     }
-    copier_ = std::thread([this] {
-      core::NameThisThread("state-baseline");
+    copier_ = core::NamedThread("state-baseline", [this] {
       auto copy = std::make_unique<State>(state_);  // state_ cannot change until baseline_ready_
       std::lock_guard lock(baseline_mu_);
       baseline_ = std::move(copy);
