@@ -338,7 +338,9 @@ Response Router::Refuse(const http::Refusal& refusal, const std::string& method,
     entry.method = model::SafeText(method, 4096);
     entry.path = model::SafeText(path, 4096);
     entry.status = status;
-    entry.response = core::DumpJson(r.body);  // the refusal's own message: UTF-8
+    // Serialized once, for the journal and the answer (as Handle does): the same text in both.
+    r.raw = core::DumpJson(r.body);  // the refusal's own message: UTF-8
+    entry.response = *r.raw;
     svc_.journal.Add(std::move(entry));
   }
   return r;
@@ -469,7 +471,7 @@ Response Router::Handle(RawRequest raw) {
   // the checks that need no state, so its request takes the store's lock once. When one of these
   // checks refuses the request, it authenticates first, so a bad key is still a 401 before any
   // 400 or 415.
-  Ctx ctx{.svc = svc_, .req = req, .now = 0};
+  Ctx ctx{.svc = svc_, .req = req};
   const bool authenticated = route.access != Access::kControl;
   const std::string* workspace_key = &req.Header("x-workspace-key");
   if (workspace_key->empty()) workspace_key = &req.Header("x-workspace-id");

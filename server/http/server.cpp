@@ -367,7 +367,7 @@ HttpServer::HttpServer(const ServerOptions& o, RequestHandler& handler) : handle
       if (const Connection* c = Connection::Current()) RequestLineParts(c->head(), method, path);
     const Response r = handler_.Refuse(refusal, method, path, /*record=*/true);
     for (const auto& [k, v] : r.headers) res.set_header(k, v);
-    res.set_content(core::DumpJson(r.body), "application/json");
+    res.set_content(r.raw ? *r.raw : core::DumpJson(r.body), "application/json");
   });
   s.set_exception_handler([this](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
     Write(handler_.Refuse(Refusal{500, "", 0}, "", "", /*record=*/false), res);
