@@ -44,11 +44,11 @@ Result<const Checkout*> FindDomainCheckout(const State& s, const std::string& id
 }
 
 Result<const Checkout*> CompleteDomainCheckout(State& s, const std::string& id, Millis now) {
-  Checkout* c = s.checkouts.Find(id);
+  Checkout* c = s.checkouts.Edit(id);
   if (!c) return Error::NotFound("Checkout " + id + " not found");
   if (c->status != CheckoutStatus::kPending) return AlreadyPaid("Checkout", id, c->paidAt);
   if (c->purpose == kCheckoutForWallet) {  // wallet.add_balance: paying it credits the wallet
-    Account* account = s.accounts.Find(c->accountId);
+    Account* account = s.accounts.Edit(c->accountId);
     if (!account) return Error::Internal("checkout's account is missing");
     MarkPaid(*c, PaidWith::kCheckout, now);
     CreditWalletTopUp(s, *account, *c, now);
@@ -73,10 +73,10 @@ Result<const PlacementCart*> FindPlacementCheckout(const State& s, const std::st
 Result<PlacementCart> CompletePlacementCheckout(State& s, const std::string& cart_order_id, Millis now) {
   auto found = FindPlacementCheckout(s, cart_order_id);
   if (!found) return found.error();
-  PlacementCart& cart = *s.placementCarts.Find(cart_order_id);
+  PlacementCart& cart = *s.placementCarts.Edit(cart_order_id);
   if (cart.status != CartStatus::kAwaitingPayment) return AlreadyPaid("Placement checkout", cart_order_id, cart.paidAt);
   MarkPaid(cart, now);
-  if (Invoice* inv = s.invoices.Find(cart.invoiceId)) MarkPaid(*inv, PaidWith::kCheckout, now);
+  if (Invoice* inv = s.invoices.Edit(cart.invoiceId)) MarkPaid(*inv, PaidWith::kCheckout, now);
   StartPaidPlacementTests(s, cart, now);
   return cart;
 }

@@ -36,7 +36,7 @@ Result<ShieldUpgrade> UpgradeShieldPlan(State& s, const std::string& account_id,
   const DnsShieldSubscription* found = nullptr;
   for (const auto& d : std::as_const(s.dnsShield))
     if (d.accountId == account_id && (d.id == subscription_id || d.subscriptionId == subscription_id)) found = &d;
-  DnsShieldSubscription* sub = found ? s.dnsShield.Find(found->id) : nullptr;
+  DnsShieldSubscription* sub = found ? s.dnsShield.Edit(found->id) : nullptr;
   if (!sub) return Error::NotFound("DNS shield subscription " + subscription_id + " not found");
   const ShieldPlan* to = FindShieldPlan(new_plan_name);
   if (!to) return Error::Validation("newPlanName", "newPlanName must be starter, growth or pro (got " + new_plan_name + ")");

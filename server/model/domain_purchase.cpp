@@ -146,7 +146,7 @@ Result<BuyResult> BuyDomain(State& s, const Caller& caller, std::string_view raw
   if (years < kMinYears || years > kMaxYears) return Error::Validation("years", msg::kYearsRange);
   auto entry = RegistrableName(s, raw);
   if (!entry) return entry.error();
-  Account* account = s.accounts.Find(caller.accountId);
+  Account* account = s.accounts.Edit(caller.accountId);
   if (!account) return Error::Internal("caller's account is missing");
 
   Checkout c;
@@ -173,7 +173,7 @@ Result<BuyResult> BuyDomain(State& s, const Caller& caller, std::string_view raw
 }
 
 void RunConnectJob(State& s, const json& args, Millis now) {
-  Domain* d = s.domains.Find(args.at("domainId").get<std::string>());
+  Domain* d = s.domains.Edit(args.at("domainId").get<std::string>());
   if (!d || d->status != DomainStatus::kPending) return;
   ChangeDomain(s, *d, now, [](Domain& x) {
     x.status = DomainStatus::kConnected;
@@ -185,7 +185,7 @@ void RunConnectJob(State& s, const json& args, Millis now) {
 }
 
 void RunActivateJob(State& s, const json& args, Millis now) {
-  Domain* d = s.domains.Find(args.at("domainId").get<std::string>());
+  Domain* d = s.domains.Edit(args.at("domainId").get<std::string>());
   if (!d || d->status != DomainStatus::kConnected) return;
   ChangeDomain(s, *d, now, [](Domain& x) {
     x.status = DomainStatus::kActive;

@@ -75,7 +75,7 @@ Result<TransitionResult> TransitionDomain(State& s, const std::string& domain_id
                                           Millis now) {
   const auto to = core::ParseEnum<DomainStatus>(status);
   if (!to) return Error::Validation("status", msg::kDomainStatusValues);
-  Domain* d = s.domains.Find(domain_id);
+  Domain* d = s.domains.Edit(domain_id);
   if (!d) return Error::NotFound("Domain " + domain_id + " not found");
   TransitionResult r;
   r.previousStatus = d->status;
@@ -152,7 +152,7 @@ Result<std::int64_t> ScheduleDomainSetting(State& s, const Caller& caller, Domai
 void ApplyDomainSetting(State& s, DomainSetting setting, const json& args, Millis now) {
   const std::string email = args.at("email").get<std::string>();
   for (const auto& id : args.at("domainIds")) {
-    Domain* d = s.domains.Find(id.get<std::string>());
+    Domain* d = s.domains.Edit(id.get<std::string>());
     if (!d) continue;  // a state loaded since the job was scheduled may no longer hold it
     ChangeDomain(s, *d, now, [&](Domain& x) {
       switch (setting) {

@@ -125,7 +125,7 @@ std::string MailboxesCsv(const State& s, const std::vector<std::string>& mailbox
 }
 
 void RunExport(State& s, const std::string& export_id, Millis now) {
-  MailboxExport* x = s.exports.Find(export_id);
+  MailboxExport* x = s.exports.Edit(export_id);
   if (!x || x->status != ExportStatus::kStarted) return;
   std::vector<std::string> addresses;
   for (const auto& id : x->mailboxIds)
@@ -179,7 +179,7 @@ Status UpdateThirdPartyAccount(State& s, const Caller& caller, const ThirdPartyC
   const ThirdPartyAccount* known = nullptr;
   for (const auto& t : std::as_const(s.thirdPartyAccounts))
     if (t.accountId == caller.accountId && t.app == in.app && t.email == email) known = &t;
-  ThirdPartyAccount* record = known ? s.thirdPartyAccounts.Find(known->id) : nullptr;
+  ThirdPartyAccount* record = known ? s.thirdPartyAccounts.Edit(known->id) : nullptr;
   if (!record) {
     ThirdPartyAccount t;
     t.id = s.ids.Uuid4();
@@ -196,7 +196,7 @@ Status UpdateThirdPartyAccount(State& s, const Caller& caller, const ThirdPartyC
   // (of this account) failed for lack of them, once per such export.
   const MailboxExport* found = ReconnectableExport(s, caller.accountId, in.app);
   if (!found) return Ok{};
-  MailboxExport* latest = s.exports.Find(found->id);
+  MailboxExport* latest = s.exports.Edit(found->id);
   latest->reconnectedAt = now;
   s.Emit("export.reconnected", caller.accountId,
          {{"exportDetails", ExportDetails(*latest)},

@@ -167,7 +167,7 @@ Result<std::vector<std::string>> AssignMailboxes(State& s, const Caller& caller,
 
 void ActivateAssignedMailboxes(State& s, const json& args, Millis now) {
   for (const auto& id : args.at("mailboxIds")) {
-    Mailbox* m = s.mailboxes.Find(id.get<std::string>());
+    Mailbox* m = s.mailboxes.Edit(id.get<std::string>());
     if (!m || m->status != MailboxStatus::kInProgress) continue;
     const json before = MailboxDetails(s, *m);
     s.SetMailboxStatus(*m, MailboxStatus::kActive);
@@ -208,7 +208,7 @@ Status UpdateMailboxes(State& s, const Caller& caller, const std::vector<Mailbox
     claimed.push_back(std::move(key));
   }
   for (const auto& u : in) {
-    Mailbox* m = s.mailboxes.Find(u.mailboxId);
+    Mailbox* m = s.mailboxes.Edit(u.mailboxId);
     const json before = MailboxDetails(s, *m);
     m->firstName = u.firstName;
     m->lastName = u.lastName;
@@ -241,7 +241,7 @@ Result<std::int64_t> ScheduleMailboxRemoval(State& s, const Caller& caller, cons
   std::int64_t changed = 0;
   for (const auto& id : targets) {
     if (read.mailboxes.Find(id)->removeOnNextRenewal == remove) continue;
-    Mailbox* m = s.mailboxes.Find(id);
+    Mailbox* m = s.mailboxes.Edit(id);
     const json before = MailboxDetails(s, *m);
     m->removeOnNextRenewal = remove;
     EmitMailboxChange(s, *m, before, now);

@@ -28,7 +28,7 @@ void SetStatus(State& s, PlacementTest& t, PlacementTestStatus status, Millis no
 // Moves every order of the cart that is in `from` to `to`.
 void MoveOrders(State& s, const PlacementCart& cart, PlacementTestStatus from, PlacementTestStatus to, Millis now) {
   for (const auto& id : cart.orderIds) {
-    PlacementTest* t = s.placementTests.Find(id);
+    PlacementTest* t = s.placementTests.Edit(id);
     if (t && t->status == from) SetStatus(s, *t, to, now);
   }
 }
@@ -78,7 +78,7 @@ Subscription* NextCreditSource(State& s, const std::string& account_id) {
   const Subscription* best = nullptr;
   for (const auto& sub : std::as_const(s.subscriptions))
     if (HasCredits(sub, account_id) && (!best || sub.periodEnd < best->periodEnd)) best = &sub;
-  return best ? s.subscriptions.Find(best->id) : nullptr;
+  return best ? s.subscriptions.Edit(best->id) : nullptr;
 }
 
 }  // namespace
@@ -119,7 +119,8 @@ Result<PlacementReceipt> PurchasePlacementTests(State& s, const Caller& caller, 
   if (!unknown.empty())
     return Error::Validation("mailboxIds", "mailboxIds names no mailbox of this workspace: " + join(unknown));
   if (!repeated.empty()) return Error::Validation("mailboxIds", "mailboxIds names a mailbox twice: " + join(repeated));
-  Account* account = s.accounts.Find(caller.accountId);
+  // Read here; changed (Edit) only where the wallet pays, so a MONTHLY purchase does not rewrite it.
+  const Account* account = s.accounts.Find(caller.accountId);
   if (!account) return Error::NotFound("Account " + caller.accountId + " not found");
   const auto count = static_cast<std::int64_t>(mailboxes.size());
 
@@ -158,7 +159,7 @@ Result<PlacementReceipt> PurchasePlacementTests(State& s, const Caller& caller, 
     invoice = &IssueInvoice(s, {caller.accountId, describe(", paid with MONTHLY credits"), 0, PaidWith::kCredits}, now);
   } else {
     cart.totalCostCents = kOneTimePlacementCentsPerMailbox * count;
-    const PaidWith paid = PayFromWallet(s, *account, cart.totalCostCents, "placement_tests", now);  // check + debit in one step
+    const PaidWith paid = PayFromWallet(s, *s.accounts.Edit(caller.accountId), cart.totalCostCents, "placement_tests", now);  // check + debit in one step
     cart.walletUsed = paid == PaidWith::kWallet;
     cart.checkoutSession = !cart.walletUsed;  // too small a wallet: the cart waits at a checkout
     if (!cart.walletUsed) cart.status = CartStatus::kAwaitingPayment;

@@ -115,7 +115,7 @@ Result<const Sink*> CreateSink(State& s, const std::string& name, const json& be
 
 Result<const Sink*> UpdateSink(State& s, const std::string& id, const std::optional<std::string>& name,
                                const json& behaviour) {
-  Sink* sink = s.sinks.Find(id);
+  Sink* sink = s.sinks.Edit(id);
   if (!sink) return Error::NotFound(msg::kSinkNotFound);
   if (auto ok = ApplyBehaviour(sink->behaviour, behaviour); !ok) return ok.error();
   if (name) sink->name = *name;
@@ -124,7 +124,7 @@ Result<const Sink*> UpdateSink(State& s, const std::string& id, const std::optio
 
 Result<SinkAnswer> ReceiveAtSink(State& s, const std::string& sink_id, IncomingRequest in, const SignatureProbe& sig,
                                  Millis now) {
-  Sink* sink = s.sinks.Find(sink_id);
+  Sink* sink = s.sinks.Edit(sink_id);
   if (!sink) return Error::NotFound(msg::kSinkNotFound);
   const SinkBehaviour& b = sink->behaviour;
   SinkRequest r;

@@ -3,10 +3,10 @@
 // id index. T's `id` is a std::string or a core::CompactString (comparable with a string_view).
 //
 // Change tracking (for durable state, runtime/persist.hpp): while Track(true) is on, the table
-// notes the id of every row it hands out mutably (non-const Find, Insert, Erase) and whether the
-// whole table was (non-const iteration, Clear, Assign). That is a superset of what changed, which
-// is what a durable copy needs; code that only reads uses the const overloads. Off, it costs a
-// branch.
+// notes the id of every row it hands out to change (Edit, Insert, Erase) and whether the whole
+// table was (EditAll, Clear, Assign). That is a superset of what changed, which is what a durable
+// copy needs. Find and iteration only read, whatever the constness of the table: what is noted is
+// what the code said it would change. Off, it costs a branch.
 //
 // Rows live in a std::deque, not a vector: appending never moves existing rows. With a vector, the
 // insert that crossed a power of two moved every row under the store's write lock (tens of ms at
@@ -35,8 +35,11 @@ class Table {
  public:
   // By its text (a string, a view, a literal) or by a CompactString id, which the index takes as
   // it is (a UUID's bits: no text written to hash or compare it).
+  // The record to change: noted as changed (so it is written again), unlike Find, which only
+  // reads. Separate names, not const overloads: a non-const State made every Find a noted change,
+  // so a purchase rewrote the mailboxes it only read.
   template <TableKey Key>
-  T* Find(const Key& id) {
+  T* Edit(const Key& id) {
     const size_t row = RowOf(id);
     if (row == IdIndex::npos) return nullptr;
     if (tracking_) touched_.push_back(IdText(rows_[row].id).str());
@@ -108,13 +111,13 @@ class Table {
   void Reserve(size_t n) { index_.Reserve(n); }
   size_t size() const { return rows_.size(); }
   bool empty() const { return rows_.empty(); }
-  auto begin() {
-    all_touched_ = tracking_;
-    return rows_.begin();
-  }
-  auto end() { return rows_.end(); }
+  // Iteration only reads; EditAll is the whole table to change (every row noted).
   auto begin() const { return rows_.begin(); }
   auto end() const { return rows_.end(); }
+  std::deque<T>& EditAll() {
+    all_touched_ = tracking_;
+    return rows_;
+  }
   const std::deque<T>& rows() const { return rows_; }
   const T& back() const { return rows_.back(); }
 
@@ -153,9 +156,11 @@ class Table {
       touched_.clear();
       return true;
     }
-    if (touched_.size() == 1) {
-      each(touched_[0], static_cast<const Table&>(*this).Find(touched_[0]));
-    } else if (!touched_.empty()) {
+    if (touched_.size() <= kScanUpTo) {
+      // A write notes a few rows (a purchase's orders): repeats found by a scan, not a hash set.
+      for (auto id = touched_.begin(); id != touched_.end(); ++id)
+        if (std::find(touched_.begin(), id, *id) == id) each(*id, static_cast<const Table&>(*this).Find(*id));
+    } else {
       std::unordered_set<std::string_view> handed;
       handed.reserve(touched_.size());
       for (const auto& id : touched_)
@@ -166,6 +171,7 @@ class Table {
   }
 
  private:
+  static constexpr size_t kScanUpTo = 8;
   // The row of `id`, or IdIndex::npos: the one lookup behind Find and Contains.
   template <TableKey Key>
   size_t RowOf(const Key& id) const {

@@ -256,7 +256,7 @@ void RemoveAccountData(State& s, const std::string& account_id) {
   if (logs) s.logsRewritten = true;
 }
 
-Tenant* FindTenant(State& s, const std::string& account_id) { return s.tenants.Find(account_id); }
+Tenant* FindTenant(State& s, const std::string& account_id) { return s.tenants.Edit(account_id); }
 
 // A fixture account is refused by name (a 400: POST /_sim/reset is what resets the fixtures); any
 // other id is a 404.

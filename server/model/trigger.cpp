@@ -356,7 +356,7 @@ Status ChangeForWorkspaceInvitations(TriggerCtx& c) {
   const std::string& owner = account ? account->user.email : std::string();
   const size_t at = owner.find('@');
   const std::string domain = at == std::string::npos ? "example.com" : owner.substr(at + 1);
-  Workspace* ws = c.s.workspaces.Find((*w)->id);
+  Workspace* ws = c.s.workspaces.Edit((*w)->id);
   // Part 4.11 names invitations without shapes: emsim keeps a minimal record on the workspace
   // (Workspace::invitations) and sends one to a new address each time.
   WorkspaceInvitation inv;

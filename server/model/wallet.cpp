@@ -62,7 +62,7 @@ Status SetAutoRecharge(State& s, const Caller& caller, const AutoRechargeInput& 
       return Error::Validation(param, std::string(param) + " must be from 0 to " + FormatDecimal(kMaxTopUpCents) + " (USD)");
   if (in.enable && in.amount && *in.amount < 1)
     return Error::Validation("minimumRechargeAmount", "minimumRechargeAmount must be at least 0.01 (USD)");
-  Account* a = s.accounts.Find(caller.accountId);
+  Account* a = s.accounts.Edit(caller.accountId);
   if (!a) return Error::Internal("caller's account is missing");
   a->autoRecharge.enabled = in.enable;
   if (in.threshold) a->autoRecharge.thresholdCents = *in.threshold;
@@ -74,7 +74,7 @@ Status SetAutoRecharge(State& s, const Caller& caller, const AutoRechargeInput& 
 }
 
 void RunAutoRecharge(State& s, const std::string& account_id, Millis now) {
-  Account* a = s.accounts.Find(account_id);
+  Account* a = s.accounts.Edit(account_id);
   if (!a || !a->autoRecharge.enabled || a->walletCents >= a->autoRecharge.thresholdCents) return;
   if (a->autoRecharge.amountCents < 1 || a->walletCents + a->autoRecharge.amountCents > kMaxCreditedCents) return;
   a->walletCents += a->autoRecharge.amountCents;
@@ -82,7 +82,7 @@ void RunAutoRecharge(State& s, const std::string& account_id, Millis now) {
 }
 
 Status SetWallet(State& s, const std::string& account_id, Cents cents, const std::string& param, Millis now) {
-  Account* a = s.accounts.Find(account_id);
+  Account* a = s.accounts.Edit(account_id);
   if (!a) return Error::NotFound("Account " + account_id + " not found");
   if (cents < 0 || cents > kMaxWalletCents)
     return Error::Validation(param, param + " must be between 0 and " + std::to_string(kMaxWalletCents / 100) +

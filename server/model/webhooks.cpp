@@ -191,7 +191,7 @@ std::vector<const WebhookEndpoint*> ListEndpoints(const State& s, const Caller& 
 
 Result<const WebhookEndpoint*> UpdateEndpoint(State& s, const Caller& caller, const std::string& id,
                                               const EndpointPatch& patch, bool strict_urls, Millis now) {
-  WebhookEndpoint* e = s.webhookEndpoints.Find(id);
+  WebhookEndpoint* e = s.webhookEndpoints.Edit(id);
   // Another account's endpoint is answered exactly like an unknown one.
   if (!e || e->accountId != caller.accountId) return Error::NotFound(msg::kWebhookEndpointNotFound);
   if (patch.url)
@@ -444,7 +444,7 @@ const DeliveryAttempt& FinishAttempt(State& s, const AttemptPlan& plan, const At
   d.status = success ? DeliveryStatus::kSucceeded : DeliveryStatus::kFailed;
   s.EraseJob(plan.job);  // this attempt is over, whatever came of it
 
-  WebhookEndpoint* ep = s.webhookEndpoints.Find(plan.endpointId);
+  WebhookEndpoint* ep = s.webhookEndpoints.Edit(plan.endpointId);
   bool disable = false;
   if (ep && plan.copy) {
     // A duplicate's copy is an extra request beside the delivery, not a delivery of its own.

@@ -18,7 +18,7 @@ std::vector<WorkspaceView> ListWorkspaces(const State& s, const Caller& caller) 
 }
 
 Status AddOrUpdateBilling(State& s, const Caller& caller, const BillingInput& in, Millis now) {
-  Workspace* w = s.workspaces.Find(in.workspaceId);
+  Workspace* w = s.workspaces.Edit(in.workspaceId);
   if (!w || w->accountId != caller.accountId) return Error::NotFound("Workspace " + in.workspaceId + " not found");
   const Account* account = s.accounts.Find(caller.accountId);
   BillingDetails b = w->billingDetails.value_or(BillingDetails{});
@@ -87,7 +87,7 @@ Result<const Workspace*> RenameWorkspace(State& s, const Caller& caller, const s
   if (!found || found->accountId != caller.accountId) return Error::NotFound("Workspace " + id + " not found");
   auto checked = CheckedWorkspaceName(s, caller, name, id);
   if (!checked) return checked.error();
-  Workspace* w = s.workspaces.Find(id);
+  Workspace* w = s.workspaces.Edit(id);
   w->name = std::move(*checked);
   return w;
 }

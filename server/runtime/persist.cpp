@@ -965,8 +965,13 @@ void Persister::Collect(model::State& s) {
   s.logsRewritten = false;
   // Removals first: a job scheduled and removed in the same transaction is then not written.
   for (const auto& key : s.jobsErased) cs.rows.push_back({kJobsTable, "", static_cast<std::int64_t>(key.second), std::nullopt});
-  for (const auto& key : s.jobsScheduled)
-    if (auto it = s.jobs.find(key); it != s.jobs.end()) cs.rows.push_back(JobRow(it->second));
+  for (const auto& key : s.jobsScheduled) {
+    // A job is mostly scheduled after every job waiting (State::ScheduleOn): the last one is
+    // looked at before a search (under a manual clock a purchase load keeps hundreds of thousands,
+    // and the search's cache misses were 8% of collecting a purchase's change set).
+    auto it = !s.jobs.empty() && std::prev(s.jobs.end())->first == key ? std::prev(s.jobs.end()) : s.jobs.find(key);
+    if (it != s.jobs.end()) cs.rows.push_back(JobRow(it->second));
+  }
   s.jobsErased.clear();
   s.jobsScheduled.clear();
   // Most transactions move the id counter and little else: the faults and the logs' trim marks

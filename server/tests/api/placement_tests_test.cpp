@@ -93,7 +93,7 @@ TEST(PlacementTests, TheTextAnswerHasTheBytesOfTheJsonDocument) {
     EXPECT_EQ(r.body["data"]["testName"], name);
     EXPECT_CONFORMS(server, "responses/placement_tests.purchase", r.body);
   }
-  server.svc().store.Write([](model::State& s) { s.accounts.Find("acc_alice")->walletCents = 100; });
+  server.svc().store.Write([](model::State& s) { s.accounts.Edit("acc_alice")->walletCents = 100; });
   auto checkout = server.Post(kPurchase, Buy("ONE_TIME", {"mbx_nw_01_04"}, name));
   ASSERT_EQ(checkout.status, 200) << checkout.raw;
   EXPECT_EQ(checkout.body["data"]["checkoutSession"], true);

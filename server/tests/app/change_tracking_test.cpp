@@ -66,5 +66,36 @@ TEST(ChangeTracking, AWriteNotesTheRowsItChangesNotItsWholeTable) {
   EXPECT_EQ(Noted(s.domains), Ids{"dom_nw_01"});
 }
 
+// What a write only reads is not noted: Find never notes (Edit does). A non-const State made
+// every lookup a noted change, so each MONTHLY purchase rewrote its mailboxes and its account.
+TEST(ChangeTracking, APurchaseNotesWhatItWritesNotWhatItOnlyReads) {
+  model::State s = testing::DefaultFixtureState();
+  s.mailboxes.Track(true);
+  s.accounts.Track(true);
+  s.subscriptions.Track(true);
+  s.invoices.Track(true);
+  s.placementCarts.Track(true);
+  s.placementTests.Track(true);
+  const model::Caller alice{"acc_alice", "ws_northwind"};
+  const auto now = testing::kFixtureStartMs;
+
+  auto monthly = model::PurchasePlacementTests(s, alice, {"MONTHLY", "t", {"mbx_nw_01_01", "mbx_nw_01_02"}}, now);
+  ASSERT_TRUE(monthly.ok());
+  EXPECT_EQ(Noted(s.mailboxes), Ids{});
+  EXPECT_EQ(Noted(s.accounts), Ids{});
+  EXPECT_EQ(Noted(s.subscriptions), Ids{"srec_alice_ent"});
+  EXPECT_EQ(Noted(s.invoices), Ids{monthly->invoiceId.str()});
+  EXPECT_EQ(Noted(s.placementCarts), Ids{monthly->cartOrderId.str()});
+  EXPECT_EQ(Noted(s.placementTests), (Ids{monthly->orders[0].id.str(), monthly->orders[1].id.str()}));
+
+  // ONE_TIME pays from the wallet: the account is written, its subscriptions are not.
+  auto one_time = model::PurchasePlacementTests(s, alice, {"ONE_TIME", "t", {"mbx_nw_01_01"}}, now);
+  ASSERT_TRUE(one_time.ok());
+  ASSERT_TRUE(one_time->walletUsed);
+  EXPECT_EQ(Noted(s.accounts), Ids{"acc_alice"});
+  EXPECT_EQ(Noted(s.mailboxes), Ids{});
+  EXPECT_EQ(Noted(s.subscriptions), Ids{});
+}
+
 }  // namespace
 }  // namespace emsim

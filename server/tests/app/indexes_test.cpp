@@ -69,8 +69,8 @@ TEST(StateIndexes, StayConsistentThroughTheMutators) {
 
   s.SetMailboxStatus(inactive, model::MailboxStatus::kActive);
   EXPECT_EQ(s.activeMailboxesByWorkspace[ws], active_before + 2);
-  s.SetMailboxStatus(*s.mailboxes.Find("mbx_new_active"), model::MailboxStatus::kInProgress);
-  s.SetMailboxStatus(*s.mailboxes.Find("mbx_new_active"), model::MailboxStatus::kInProgress);  // no change, no drift
+  s.SetMailboxStatus(*s.mailboxes.Edit("mbx_new_active"), model::MailboxStatus::kInProgress);
+  s.SetMailboxStatus(*s.mailboxes.Edit("mbx_new_active"), model::MailboxStatus::kInProgress);  // no change, no drift
   EXPECT_EQ(s.activeMailboxesByWorkspace[ws], active_before + 1);
   EXPECT_EQ(model::IndexProblems(s), "");
 
@@ -84,7 +84,7 @@ TEST(StateIndexes, StayConsistentThroughTheMutators) {
 
 TEST(StateIndexes, ProblemsAreReportedWhenAChangeBypassesTheMutators) {
   model::State s = testing::DefaultFixtureState();
-  s.mailboxes.Find(s.mailboxesByWorkspace["ws_lumen"].front())->status = model::MailboxStatus::kInactive;  // not SetMailboxStatus
+  s.mailboxes.Edit(s.mailboxesByWorkspace["ws_lumen"].front())->status = model::MailboxStatus::kInactive;  // not SetMailboxStatus
   EXPECT_NE(model::IndexProblems(s).find("activeMailboxesByWorkspace"), std::string::npos);
   s.RebuildIndexes();
   EXPECT_EQ(model::IndexProblems(s), "");
@@ -139,7 +139,7 @@ TEST(StateIndexes, WebhookEndpointsByPathFollowCreateUrlChangeAndLoad) {
   model::State loaded = model::LoadState(model::DumpState(s));
   EXPECT_EQ(loaded.webhookEndpointsByPath, s.webhookEndpointsByPath);
 
-  s.webhookEndpoints.Find(id3)->url = url("snk_c");  // not SetWebhookEndpointUrl
+  s.webhookEndpoints.Edit(id3)->url = url("snk_c");  // not SetWebhookEndpointUrl
   EXPECT_NE(model::IndexProblems(s).find("webhookEndpointsByPath"), std::string::npos);
 }
 

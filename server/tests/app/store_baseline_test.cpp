@@ -62,8 +62,8 @@ void ChangeEverything(runtime::Store& store) {
     m.domainId = "dom_gen_0000001";
     m.username = "added";
     s.AddMailbox(m);
-    s.SetMailboxStatus(*s.mailboxes.Find("mbx_gen_0000003"), model::MailboxStatus::kInactive);
-    s.accounts.Find("acc_gen_00002")->walletCents -= 100;
+    s.SetMailboxStatus(*s.mailboxes.Edit("mbx_gen_0000003"), model::MailboxStatus::kInactive);
+    s.accounts.Edit("acc_gen_00002")->walletCents -= 100;
     s.emails.Erase("eml_gen_0000004");
     s.ids.Uuid4();
     s.Schedule(123, "x.kind", {{"a", 1}});
@@ -152,8 +152,8 @@ TEST(StoreBaseline, ResetOfACopiedFixtureRestoresItExactly) {
   const json loaded = model::DumpState(f.state);
   runtime::Store store(std::move(f.state));
   store.Write([](model::State& s) {
-    s.accounts.Find("acc_alice")->walletCents = 1;
-    s.SetMailboxStatus(*s.mailboxes.begin(), model::MailboxStatus::kInactive);
+    s.accounts.Edit("acc_alice")->walletCents = 1;
+    s.SetMailboxStatus(s.mailboxes.EditAll().front(), model::MailboxStatus::kInactive);
     s.ids.Uuid4();
     s.Emit("domain.updated", "acc_alice", {{"k", "v"}}, 1000);
   });

@@ -127,7 +127,7 @@ TEST(WebhooksModel, DisablingDropsExactlyTheEndpointsOwnPendingDeliveries) {
   auto set_id = [&s](WebhookEndpoint copy, std::string id) {
     copy.id = std::move(id);
     s.webhookEndpoints.Insert(copy);
-    return s.webhookEndpoints.Find(copy.id);
+    return s.webhookEndpoints.Edit(copy.id);
   };
   WebhookEndpoint* quoted = set_id(odd, "we_\"odd\"\\id");
   set_id(longer, "we_\"odd\"\\id2");

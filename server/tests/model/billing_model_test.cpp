@@ -78,7 +78,7 @@ TEST(WalletModel, ASetIsAMovementOfTheDifferenceAndTheChainAddsUp) {
   a.id = "acc";
   a.walletCents = 1000;
   s.AddAccount(a);
-  Account& acc = *s.accounts.Find("acc");
+  Account& acc = *s.accounts.Edit("acc");
   ASSERT_TRUE(SetWallet(s, "acc", 2500, "balanceCents", 10).ok());
   ASSERT_TRUE(SetWallet(s, "acc", 2500, "balanceCents", 11).ok());  // no change, no movement
   ASSERT_TRUE(TryDebitWallet(s, acc, 700, "placement_tests", 12));

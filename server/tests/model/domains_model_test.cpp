@@ -229,7 +229,7 @@ TEST(DomainPurchase, TakenUnsoldOrInvalidNamesAreRejectedNamingDomainName) {
 
 TEST(DomainPurchase, ExactBalanceIsEnough) {
   State s = DomainsWorld();
-  s.accounts.Find("acc_ann")->walletCents = 1299;
+  s.accounts.Edit("acc_ann")->walletCents = 1299;
   auto r = BuyDomain(s, kAnn, "gamma.com", 1, true, kFixtureStartMs);
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->paidFromWallet);

@@ -102,7 +102,7 @@ TEST(PublicReferenceModel, TopUpAmountsOutsideTheLimitsAreRefused) {
 
 TEST(PublicReferenceModel, AutoRechargeStoresItsSettingsAndADebitBelowTheThresholdSchedulesTheRecharge) {
   State s = ReferenceWorld();
-  Account& a = *s.accounts.Find("acc");
+  Account& a = *s.accounts.Edit("acc");
   ASSERT_TRUE(SetAutoRecharge(s, kAcc, {true, Cents{3000}, Cents{10000}}, kRefNow));
   EXPECT_TRUE(a.autoRecharge.enabled);
   EXPECT_EQ(a.autoRecharge.thresholdCents, 3000);
@@ -139,7 +139,7 @@ TEST(PublicReferenceModel, NewWalletFieldsSurviveADumpAndAnOldDumpLoadsWithTheDe
   ASSERT_TRUE(SetAutoRecharge(s, kAcc, {true, Cents{2500}, std::nullopt}, kRefNow));
   auto c = OpenWalletTopUp(s, kAcc, 700, kRefNow);
   ASSERT_TRUE(c);
-  s.mailboxes.Find("mbx_ann")->removeOnNextRenewal = true;
+  s.mailboxes.Edit("mbx_ann")->removeOnNextRenewal = true;
   State loaded = LoadState(DumpState(s));
   EXPECT_EQ(DumpState(loaded), DumpState(s));
   EXPECT_TRUE(loaded.accounts.Find("acc")->autoRecharge.enabled);

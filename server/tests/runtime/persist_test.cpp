@@ -119,7 +119,7 @@ TEST(TableChanges, NotesRowsHandedOutMutablyAndNothingElse) {
   };
   EXPECT_FALSE(take());
   EXPECT_TRUE(seen.empty());
-  t.Find("b")->name = "changed";
+  t.Edit("b")->name = "changed";
   t.Find("b");
   w.id = "c";
   t.Insert(w);
@@ -131,11 +131,11 @@ TEST(TableChanges, NotesRowsHandedOutMutablyAndNothingElse) {
   for (const char* id : {"z", "m", "d"}) {
     w.id = id;
     t.Insert(w);
-    t.Find(id)->name = "noted again";
+    t.Edit(id)->name = "noted again";
   }
   EXPECT_FALSE(take());
   EXPECT_EQ(seen, (std::vector<std::pair<std::string, bool>>{{"z", true}, {"m", true}, {"d", true}}));
-  for (auto& row : t) row.name = "all";  // mutable iteration: the whole table
+  for (auto& row : t.EditAll()) row.name = "all";  // the whole table
   EXPECT_TRUE(take());
   EXPECT_FALSE(take());  // forgotten once taken
 }
@@ -146,7 +146,7 @@ TEST(Persist, WritesReachTheFileAndReadBackTheSameWorld) {
     Running r(dir.path);
     Store& store = r.store;
     store.Write([](State& s) {
-      s.accounts.Find("acc_1")->walletCents -= 250;
+      s.accounts.Edit("acc_1")->walletCents -= 250;
       model::Workspace w;
       w.id = "ws_2";
       w.accountId = "acc_1";
@@ -193,10 +193,10 @@ TEST(Persist, ABatchWritesARowItsChangeSetsRewriteOnceInItsFirstPlace) {
         s.workspaces.Insert(w);
       });
     };
-    for (int i = 0; i < 3; ++i) store.Write([](State& s) { s.accounts.Find("acc_1")->walletCents -= 100; });
+    for (int i = 0; i < 3; ++i) store.Write([](State& s) { s.accounts.Edit("acc_1")->walletCents -= 100; });
     add("ws_a", "first");
     add("ws_b", "b");
-    store.Write([](State& s) { s.workspaces.Find("ws_a")->name = "renamed"; });
+    store.Write([](State& s) { s.workspaces.Edit("ws_a")->name = "renamed"; });
     add("ws_c", "c");
     store.Write([](State& s) { s.workspaces.Erase("ws_c"); });
     add("ws_c", "again");
@@ -270,7 +270,7 @@ TEST(Persist, IdsOfOneHashStillReachTheirOwnRows) {
   };
   TempDir dir;
   auto named = [](State& s, const std::string& id, const std::string& name) {
-    if (auto* w = s.workspaces.Find(id)) {
+    if (auto* w = s.workspaces.Edit(id)) {
       w->name = name;
       return;
     }
@@ -359,7 +359,7 @@ TEST(Persist, TheWalStaysBoundedHoweverLongTheWritesGoOn) {
     Running r(dir.path, Durability::kProcess, 0, {soft, limit});
     for (int i = 0; i < 300; ++i) {
       r.store.Write([&](State& s) {
-        s.accounts.Find("acc_1")->walletCents += 1;
+        s.accounts.Edit("acc_1")->walletCents += 1;
         model::Workspace w;
         w.id = "ws_n" + std::to_string(i);
         w.accountId = "acc_1";
@@ -408,7 +408,7 @@ TEST(Persist, ResetIsDurableAndReturnsToTheBaseline) {
   {
     Running r(dir.path, Durability::kProcess, 0);
     Store& store = r.store;
-    store.Write([](State& s) { s.accounts.Find("acc_1")->walletCents = 1; });
+    store.Write([](State& s) { s.accounts.Edit("acc_1")->walletCents = 1; });
     store.Reset();
     store.AwaitDurable();
   }
