@@ -19,8 +19,8 @@ State DomainsWorld() {
   s.ids = IdGenerator(7);
   s.accounts.Insert({"acc_ann", "key_ann", {"usr_ann", "ann@example.com", "Ann", "A"}, 5000, {}});
   s.accounts.Insert({"acc_bob", "key_bob", {"usr_bob", "bob@example.com", "Bob", "B"}, 0, {}});
-  s.workspaces.Insert({"ws_ann", "acc_ann", "Ann", true, std::nullopt, kFixtureStartMs});
-  s.workspaces.Insert({"ws_bob", "acc_bob", "Bob", true, std::nullopt, kFixtureStartMs});
+  s.workspaces.Insert({"ws_ann", "acc_ann", "Ann", true, std::nullopt, kFixtureStartMs, {}});
+  s.workspaces.Insert({"ws_bob", "acc_bob", "Bob", true, std::nullopt, kFixtureStartMs, {}});
   auto domain = [&](std::string id, std::string ws, std::string acc, std::string name, std::string status) {
     Domain d;
     d.id = std::move(id);

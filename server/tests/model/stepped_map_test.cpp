@@ -30,7 +30,9 @@ TEST(SteppedMap, HoldsWhatAnUnorderedMapHoldsThroughGrowthSteps) {
         const std::int64_t* v = stepped.Find(key);
         auto it = plain.find(key);
         ASSERT_EQ(v != nullptr, it != plain.end()) << key;
-        if (v) ASSERT_EQ(*v, it->second) << key;
+        if (v) {
+          ASSERT_EQ(*v, it->second) << key;
+        }
         break;
       }
       default:

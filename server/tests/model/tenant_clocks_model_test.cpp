@@ -26,7 +26,7 @@ State TcWorld(int n, const std::string& mode = "manual", Millis wall = kClockT0)
   for (int i = 0; i < n; ++i) {
     const std::string id = "acc_t" + std::to_string(i);
     s.AddAccount(TcAccount(id));
-    Tenant t{id, "acc_tpl", "t" + std::to_string(i), kClockT0};
+    Tenant t{id, "acc_tpl", "t" + std::to_string(i), kClockT0, "shared", "", 0, 0, 0, "", 0};
     t.clock = "own";
     t.clockMode = t.clockStartMode = mode;
     t.clockNow = t.clockStartMs = kClockT0;
@@ -139,7 +139,7 @@ TEST(TenantClocksModel, DeletingATenantTakesItsJobsAndItsPlaceInTheQueue) {
 
 TEST(TenantClocksModel, DumpsKeepOwnClocksAndASharedTenantDumpsAsBefore) {
   State s = TcWorld(1);
-  Tenant shared{"acc_shared", "acc_tpl", "tsh", kClockT0};
+  Tenant shared{"acc_shared", "acc_tpl", "tsh", kClockT0, "shared", "", 0, 0, 0, "", 0};
   s.AddAccount(TcAccount("acc_shared"));
   s.tenants.Insert(shared);
   s.jobClock = "acc_t0";
