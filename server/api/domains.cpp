@@ -32,8 +32,10 @@ app::Reply ListDomains(app::Ctx& ctx) {
   auto page_or = QueryInt(ctx.req, "page", 1, 1, kMaxPage);
   if (!page_or) return page_or.error();
   const std::int64_t page = *page_or;
+  const std::string contains = ctx.req.Query("contains");
+  ctx.ReadInSteps([&](const model::State& s) { return model::CatchUpDomainSearch(s, ctx.caller, contains, kIndexStep); });
   return ctx.Read([&](const model::State& s) {
-    auto view = model::ListDomains(s, ctx.caller, ctx.req.Query("contains"), page);
+    auto view = model::ListDomains(s, ctx.caller, contains, page);
     // Written as text (core/json_out.hpp); the same bytes as the Envelope of DomainListRecords.
     core::JsonOut w;
     w.BeginObject().Key("data").BeginObject().Key("currentPage").Int(view.page.currentPage).Key("domains").BeginArray();

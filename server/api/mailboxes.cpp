@@ -11,8 +11,10 @@ app::Reply ListMailboxes(app::Ctx& ctx) {
   auto page_or = QueryInt(ctx.req, "page", 1, 1, kMaxPage);
   if (!page_or) return page_or.error();
   const std::int64_t page = *page_or;
+  const std::string contains = ctx.req.Query("contains");
+  ctx.ReadInSteps([&](const model::State& s) { return model::CatchUpMailboxSearch(s, ctx.caller, contains, kIndexStep); });
   return ctx.Read([&](const model::State& s) {
-    auto view = model::ListMailboxes(s, ctx.caller, ctx.req.Query("contains"), page);
+    auto view = model::ListMailboxes(s, ctx.caller, contains, page);
     // Written as text (core/json_out.hpp), keys in sorted order: the bytes an nlohmann Envelope
     // of {..., domains: [{id, domain, status, mailboxes: [MailboxRecord]}]} would dump.
     core::JsonOut w;

@@ -42,6 +42,7 @@ app::Reply SearchEmails(app::Ctx& ctx) {
   q.limit = *limit;
   q.page = *page;
 
+  ctx.ReadInSteps([&](const model::State& s) { return model::CatchUpEmailSearch(s, ctx.caller, q, kIndexStep); });
   return ctx.Read([&](const model::State& s) -> app::Reply {
     auto view = model::SearchEmails(s, ctx.caller, q);
     if (!view) return view.error();

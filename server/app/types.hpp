@@ -3,11 +3,13 @@
 // translate between these and the model (STYLE.md habit 2).
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -87,6 +89,31 @@ struct Ctx {
     if (writeTxn && writeTxn->open()) return f(static_cast<const model::State&>(writeTxn->state()));
     if (readTxn && readTxn->open()) return f(readTxn->state());
     return svc.store.Read(std::forward<F>(f));
+  }
+  // Runs `step` (const model::State& -> how much is left to do) in read transactions of its own
+  // until it answers 0, the request's read transaction let go meanwhile and opened again after:
+  // a long preparation (a big workspace's first search building its index,
+  // model::WorkspaceTextSearch::CatchUp) then holds writes up for a step at a time, not for its
+  // whole length. What was authenticated stays as it was; the handler's next Read sees the state
+  // as it is then. In a write transaction, which cannot be let go, it does nothing: the work is
+  // left to the handler's own call. When steps stop making progress (records added faster than a
+  // step takes them, or the work begun again: a record renamed), a few are allowed, then the
+  // handler's call does the rest.
+  template <class F>
+  void ReadInSteps(F&& step) {
+    if (writeTxn && writeTxn->open()) return;
+    const bool held = readTxn && readTxn->open();
+    if (held) readTxn.reset();
+    constexpr int kStalledSteps = 4;
+    size_t before = SIZE_MAX;
+    for (int stalled = 0; stalled < kStalledSteps;) {
+      const size_t left = svc.store.Read(step);
+      if (left == 0) break;
+      if (left >= before) ++stalled;
+      before = left;
+      std::this_thread::yield();  // a write woken by the release gets the lock before the next step
+    }
+    if (held) readTxn.emplace(svc.store.BeginRead());
   }
   template <class F>
   auto Write(F&& f) {

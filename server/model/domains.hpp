@@ -20,6 +20,10 @@ struct DomainListView {
 // Domains of the caller's workspace whose name contains `contains` (case-insensitive), in
 // creation order, one page of kPageSize.
 DomainListView ListDomains(const State& s, const Caller& caller, const std::string& contains, std::int64_t page);
+// One step of bringing the index ListDomains(`contains`) would use up to date
+// (WorkspaceTextSearch::CatchUp): at most `most` more domains indexed; how many are left (0 when
+// `contains` is too short for the index).
+size_t CatchUpDomainSearch(const State& s, const Caller& caller, const std::string& contains, size_t most);
 
 // Mailboxes assigned to a domain (Part 2 assignedMailboxesCount).
 std::int64_t AssignedMailboxes(const State& s, const std::string& domain_id);

@@ -250,4 +250,9 @@ Result<std::int64_t> ScheduleMailboxRemoval(State& s, const Caller& caller, cons
   return changed;
 }
 
+size_t CatchUpMailboxSearch(const State& s, const Caller& caller, const std::string& contains, size_t most) {
+  if (contains.size() < kIndexedNeedleMin) return 0;
+  return s.mailboxSearch.CatchUp(s, caller.workspaceId, most);
+}
+
 }  // namespace emsim::model

@@ -29,6 +29,10 @@ struct MailboxListView {
 // subscriptions; totalAssigned/totalActive count the workspace's mailboxes;
 // availableMailboxes = purchased minus the mailboxes of the whole account, never below 0.
 MailboxListView ListMailboxes(const State& s, const Caller& caller, const std::string& contains, std::int64_t page);
+// One step of bringing the index ListMailboxes(`contains`) would use up to date
+// (WorkspaceTextSearch::CatchUp): at most `most` more mailboxes indexed; how many are left (0 when
+// `contains` is too short for the index).
+size_t CatchUpMailboxSearch(const State& s, const Caller& caller, const std::string& contains, size_t most);
 
 // A mailbox of the caller's workspace; unknown (or another workspace's): 404.
 Result<const Mailbox*> FindMailbox(const State& s, const Caller& caller, const std::string& id);

@@ -25,16 +25,37 @@ bool MatchesTerm(const Email& e, const std::string& term) {
          AnyAddressContains(e.to, term);
 }
 
+std::vector<std::string> TermsOf(const EmailQuery& q) {
+  std::vector<std::string> terms;
+  std::istringstream words(ToLower(q.q));
+  for (std::string w; words >> w;) terms.push_back(w);
+  return terms;
+}
+
+// Every text filter is a substring of a text the email index holds (subject, from and to are
+// among a term's texts, and cc is indexed too): the longest gives the index's candidates.
+std::string_view IndexNeedle(const std::string& subject, const std::string& from, const std::string& to,
+                             const std::vector<std::string>& terms) {
+  std::string_view needle;
+  for (const std::string* text : {&subject, &from, &to})
+    if (text->size() > needle.size()) needle = *text;
+  for (const std::string& t : terms)
+    if (t.size() > needle.size()) needle = t;
+  return needle;
+}
+
 }  // namespace
+
+size_t CatchUpEmailSearch(const State& s, const Caller& caller, const EmailQuery& q, size_t most) {
+  const std::string from = ToLower(q.from), to = ToLower(q.to), subject = ToLower(q.subject);
+  if (IndexNeedle(subject, from, to, TermsOf(q)).size() < kIndexedNeedleMin) return 0;
+  return s.emailSearch.CatchUp(s, caller.workspaceId, most);
+}
 
 Result<EmailSearchView> SearchEmails(const State& s, const Caller& caller, const EmailQuery& q) {
   if (q.after && q.before && *q.before <= *q.after)
     return Error::Validation("before", "before must be later than after", "query");
-  std::vector<std::string> terms;
-  {
-    std::istringstream words(ToLower(q.q));
-    for (std::string w; words >> w;) terms.push_back(w);
-  }
+  const std::vector<std::string> terms = TermsOf(q);
   const std::string from = ToLower(q.from), to = ToLower(q.to), subject = ToLower(q.subject);
   const std::string folder = ToLower(q.folder), label = ToLower(q.label), account = ToLower(q.account);
 
@@ -71,15 +92,10 @@ Result<EmailSearchView> SearchEmails(const State& s, const Caller& caller, const
   auto check_at = [&](size_t at) {
     if (matches(*rows[at])) matching.push_back(rows[at]);
   };
-  // Every text filter is a substring of a text the email index holds (subject, from and to are
-  // among a term's texts, and cc is indexed too): the longest gives candidates, in order, each
-  // checked against the whole query. Without one of three bytes or more, or with one most emails
-  // may match, every email of the workspace is checked, in order.
-  std::string_view needle;
-  for (const std::string* text : {&subject, &from, &to})
-    if (text->size() > needle.size()) needle = *text;
-  for (const std::string& t : terms)
-    if (t.size() > needle.size()) needle = t;
+  // The longest text filter gives candidates, in order, each checked against the whole query.
+  // Without one of three bytes or more, or with one most emails may match, every email of the
+  // workspace is checked, in order.
+  const std::string_view needle = IndexNeedle(subject, from, to, terms);
   if (!s.emailSearch.ForEachCandidateAt(s, caller.workspaceId, needle, check_at))
     for (size_t at = 0; at < rows.size(); ++at) check_at(at);
   view.page = Paginate(static_cast<std::int64_t>(matching.size()), q.page, q.limit);

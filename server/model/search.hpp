@@ -36,5 +36,9 @@ struct EmailSearchView {
 // Text comparisons ignore case. Emails of the caller's workspace only, newest first (ties: the
 // later-stored first). `before` not later than `after`: 400 naming `before`.
 Result<EmailSearchView> SearchEmails(const State& s, const Caller& caller, const EmailQuery& q);
+// One step of bringing the email index SearchEmails(q) would use up to date
+// (WorkspaceTextSearch::CatchUp): at most `most` more emails indexed; how many are left (0 when q
+// has no text the index serves).
+size_t CatchUpEmailSearch(const State& s, const Caller& caller, const EmailQuery& q, size_t most);
 
 }  // namespace emsim::model

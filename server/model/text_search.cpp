@@ -148,14 +148,14 @@ void WorkspaceTextSearch::IndexUpTo(const State& s, const std::string& workspace
 bool WorkspaceTextSearch::ForEachCandidate(const State& s, const std::string& workspace_id,
                                            std::string_view needle_lower,
                                            const std::function<void(const std::string& id)>& candidate) const {
-  const IdList* ids = needle_lower.size() < 3 ? nullptr : ids_(s, workspace_id);
+  const IdList* ids = needle_lower.size() < kIndexedNeedleMin ? nullptr : ids_(s, workspace_id);
   return ForEachCandidateAt(s, workspace_id, needle_lower, [&](size_t at) { candidate((*ids)[at]); });
 }
 
 bool WorkspaceTextSearch::ForEachCandidateAt(const State& s, const std::string& workspace_id,
                                              std::string_view needle_lower,
                                              const std::function<void(size_t position)>& candidate) const {
-  if (needle_lower.size() < 3) return false;
+  if (needle_lower.size() < kIndexedNeedleMin) return false;
   const IdList* ids = ids_(s, workspace_id);
   if (!ids) return true;  // no record
   std::lock_guard lock(mu_);
@@ -201,6 +201,15 @@ bool WorkspaceTextSearch::ForEachCandidateAt(const State& s, const std::string& 
   if (candidates.size() > most) return false;
   for (const std::uint32_t at : candidates) candidate(at);
   return true;
+}
+
+size_t WorkspaceTextSearch::CatchUp(const State& s, const std::string& workspace_id, size_t most) const {
+  const IdList* ids = ids_(s, workspace_id);
+  if (!ids) return 0;
+  std::lock_guard lock(mu_);
+  Entry& e = entries_[workspace_id];
+  IndexUpTo(s, workspace_id, *ids, e, std::min(ids->size(), e.indexed + most));
+  return ids->size() > e.indexed ? ids->size() - e.indexed : 0;
 }
 
 void WorkspaceTextSearch::Forget(const std::string& workspace_id) {

@@ -10,6 +10,7 @@
 #include "cli/app.hpp"
 #include "model/domains.hpp"
 #include "model/mailboxes.hpp"
+#include "model/search.hpp"
 #include "core/text.hpp"
 #include "runtime/store.hpp"
 #include "model/webhooks.hpp"
@@ -330,6 +331,72 @@ TEST(StateIndexes, TheDomainContainsSearchAnswersAsAScanThroughAddsAndRemovals) 
   EXPECT_EQ(listed("zz-added-").size(), 5u);
   EXPECT_EQ(listed("zz-added-5.test"), std::vector<std::string>{"dom_added_5"});
   check_needles("after a removal");
+}
+
+// A workspace's index brought up to date in steps (what a read route does before a first search,
+// app::Ctx::ReadInSteps) is the index one build makes: each step takes at most its share, answers
+// what is left, and the searches after it answer as a scan does. A needle the index does not
+// serve builds nothing.
+TEST(StateIndexes, AnIndexBuiltInStepsIsTheIndexOneBuildMakes) {
+  fixture::GenerateOptions o;
+  o.mailboxes = 300;
+  o.accounts = 2;
+  o.mailboxesPerDomain = 3;
+  o.emailsPerMailbox = 2;
+  model::State s = Generated(o);
+  const model::Caller caller{"acc_gen_00001", "ws_gen_00001"};
+  auto steps_of = [&](auto step) {
+    std::vector<size_t> left;
+    for (size_t l = step(); ; l = step()) {
+      left.push_back(l);
+      if (l == 0 || left.size() > 100) break;
+    }
+    return left;
+  };
+  auto countdown = [](size_t total, size_t step) {
+    std::vector<size_t> left;
+    for (size_t done = step; ; done += step) {
+      left.push_back(done >= total ? 0 : total - done);
+      if (done >= total) break;
+    }
+    return left;
+  };
+  const size_t mailboxes = s.mailboxesByWorkspace.at("ws_gen_00001").size();
+  const size_t domains = s.domainsByWorkspace.at("ws_gen_00001").size();
+  ASSERT_EQ(mailboxes, 150u);
+
+  // Too short for the index: nothing built, nothing left.
+  EXPECT_EQ(model::CatchUpMailboxSearch(s, caller, "ge", 16), 0u);
+  model::EmailQuery short_q;
+  short_q.q = "ab cd";
+  EXPECT_EQ(model::CatchUpEmailSearch(s, caller, short_q, 16), 0u);
+  EXPECT_EQ(s.mailboxSearch.Workspaces() + s.emailSearch.Workspaces(), 0u);
+
+  EXPECT_EQ(steps_of([&] { return model::CatchUpMailboxSearch(s, caller, "gen-00000", 64); }), countdown(mailboxes, 64));
+  EXPECT_EQ(steps_of([&] { return model::CatchUpDomainSearch(s, caller, "gen", 16); }), countdown(domains, 16));
+  model::EmailQuery q;
+  q.q = "hello contact4";  // the longest term is what the index is asked for
+  const size_t emails = 2 * mailboxes;
+  EXPECT_EQ(steps_of([&] { return model::CatchUpEmailSearch(s, caller, q, 100); }), countdown(emails, 100));
+  EXPECT_EQ(model::IndexProblems(s), "");
+
+  // The searches after the steps answer as a state that never took a step (its first search
+  // builds the index at once).
+  model::State fresh = Generated(o);
+  for (const std::string needle : {"gen-00000", "0000012", "EXAMPLE.COM", "zz9"}) {
+    auto a = model::ListMailboxes(s, caller, needle, 1), b = model::ListMailboxes(fresh, caller, needle, 1);
+    EXPECT_EQ(a.page.totalSearchedCount, b.page.totalSearchedCount) << needle;
+    EXPECT_EQ(a.domains.size(), b.domains.size()) << needle;
+    auto c = model::ListDomains(s, caller, needle, 1), d = model::ListDomains(fresh, caller, needle, 1);
+    EXPECT_EQ(c.page.totalSearchedCount, d.page.totalSearchedCount) << needle;
+  }
+  auto mine = model::SearchEmails(s, caller, q), theirs = model::SearchEmails(fresh, caller, q);
+  ASSERT_TRUE(mine.ok() && theirs.ok());
+  EXPECT_EQ(mine->page.totalSearchedCount, theirs->page.totalSearchedCount);
+  EXPECT_EQ(mine->emails.size(), theirs->emails.size());
+  EXPECT_EQ(model::IndexProblems(s), "");
+  // Up to date: a step has nothing to do.
+  EXPECT_EQ(model::CatchUpMailboxSearch(s, caller, "gen-00000", 64), 0u);
 }
 
 TEST(FixtureGenerate, TheGenerateMappingAndTheExpandedYamlGiveTheSameState) {

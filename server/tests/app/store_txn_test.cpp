@@ -72,6 +72,41 @@ TEST(StoreTxn, ReadTransactionsShareTheLock) {
   })) << "a reader waited for another reader";
 }
 
+// A long preparation in a read route (a big workspace's first search building its index) runs in
+// steps, each a read transaction of its own, with the request's own let go meanwhile: a write
+// waiting for the lock gets in between two steps, not only after the whole preparation.
+TEST(StoreTxn, ReadInStepsLetsAWaitingWriteInBetweenSteps) {
+  TestServer server;
+  app::Services& svc = server.svc();
+  std::atomic<bool> written{false};
+  std::future<void> writer;  // before ctx: a write still waiting is let in when ctx ends
+  const auto before = svc.store.Read([](const model::State& s) { return s.accounts.Find("acc_alice")->walletCents; });
+  app::Request req;
+  app::Ctx ctx{svc, req};
+  ctx.readTxn.emplace(svc.store.BeginRead());  // as the router opens it for a GET
+  constexpr size_t kMostSteps = 1'000'000;
+  size_t steps = 0;
+  bool request_txn_held_in_a_step = false;
+  ctx.ReadInSteps([&](const model::State&) -> size_t {
+    ++steps;
+    request_txn_held_in_a_step |= ctx.readTxn.has_value();
+    if (steps == 1) {
+      writer = std::async(std::launch::async, [&] {
+        svc.store.Write([](model::State& s) { s.accounts.Edit("acc_alice")->walletCents += 1; });
+        written = true;
+      });
+      return kMostSteps;
+    }
+    return written ? 0 : kMostSteps - steps;
+  });
+  EXPECT_TRUE(written) << "the write waited for all " << steps << " steps";
+  EXPECT_LT(steps, kMostSteps);
+  EXPECT_FALSE(request_txn_held_in_a_step);
+  EXPECT_TRUE(ctx.readTxn && ctx.readTxn->open()) << "the request's read transaction is open again";
+  EXPECT_EQ(ctx.Read([](const model::State& s) { return s.accounts.Find("acc_alice")->walletCents; }), before + 1)
+      << "the handler's next read sees the state as it is after the steps";
+}
+
 // The scheduler's one wake-up (Store::SetJobsObserver): a write transaction that scheduled a job
 // reports the earliest due time once, when it commits; reads and writes that schedule nothing
 // report nothing; Reset and Load report "look at everything".
