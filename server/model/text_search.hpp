@@ -16,7 +16,10 @@
 // removes one from the list (a domain removed) forgets the workspace's entry. So writes cost
 // nothing but that, and a world nobody searches (a tenant's, a soak's) holds no index. Searches
 // run under the store's read lock, several at once: the cache has a lock of its own, held for a
-// search's catch-up and candidates. A copy of the state starts with an empty cache.
+// search's catch-up and candidates. A read route brings the entry up to date before its search
+// in steps (CatchUp, app::Ctx::ReadInSteps), each a read transaction of its own, so a write
+// waits for a step rather than for a big workspace's whole first build. A copy of the state
+// starts with an empty cache.
 #include <cstdint>
 #include <deque>
 #include <functional>
