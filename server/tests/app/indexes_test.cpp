@@ -335,8 +335,8 @@ TEST(StateIndexes, TheDomainContainsSearchAnswersAsAScanThroughAddsAndRemovals) 
 
 // A workspace's index brought up to date in steps (what a read route does before a first search,
 // app::Ctx::ReadInSteps) is the index one build makes: each step takes at most its share, answers
-// what is left, and the searches after it answer as a scan does. A needle the index does not
-// serve builds nothing.
+// what is left, and the searches after it answer as those of a world whose first search built
+// the index at once. A needle the index does not serve builds nothing.
 TEST(StateIndexes, AnIndexBuiltInStepsIsTheIndexOneBuildMakes) {
   fixture::GenerateOptions o;
   o.mailboxes = 300;
