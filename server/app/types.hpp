@@ -94,8 +94,8 @@ struct Ctx {
   // until it answers 0, the request's read transaction let go meanwhile and opened again after:
   // a long preparation (a big workspace's first search building its index,
   // model::WorkspaceTextSearch::CatchUp) then holds writes up for a step at a time, not for its
-  // whole length. What was authenticated stays as it was; the handler's next Read sees the state
-  // as it is then. In a write transaction, which cannot be let go, it does nothing: the work is
+  // whole length. What was authenticated stays as it was; when steps were taken, the handler's
+  // next Read sees the state as it is then. In a write transaction, which cannot be let go, it does nothing: the work is
   // left to the handler's own call. When steps stop making progress (records added faster than a
   // step takes them, or the work begun again: a record renamed), a few are allowed, then the
   // handler's call does the rest.
@@ -103,7 +103,12 @@ struct Ctx {
   void ReadInSteps(F&& step) {
     if (writeTxn && writeTxn->open()) return;
     const bool held = readTxn && readTxn->open();
-    if (held) readTxn.reset();
+    // The first step in the request's own transaction: with nothing to do (an index up to date, a
+    // needle it does not serve), the request reads one state from its authentication on, as before.
+    if (held) {
+      if (step(readTxn->state()) == 0) return;
+      readTxn.reset();
+    }
     constexpr int kStalledSteps = 4;
     size_t before = SIZE_MAX;
     for (int stalled = 0; stalled < kStalledSteps;) {

@@ -308,24 +308,52 @@ WorkspaceTextSearch MakeEmailSearch() {
       });
 }
 
-std::unordered_map<std::string, EmailOrder::List> EmailOrder::Build(const State& s) {
-  std::unordered_map<std::string, List> out;
-  for (const Email& e : s.emails) out[e.workspaceId].rows.push_back(&e);
-  for (auto& [workspace_id, list] : out) {
-    // Newest first; stable so equal dates keep a fixed order (later-stored first after reverse).
-    std::reverse(list.rows.begin(), list.rows.end());
-    std::stable_sort(list.rows.begin(), list.rows.end(), [](const Email* a, const Email* b) { return a->date > b->date; });
-    for (const Email* e : list.rows) list.ids.push_back(e->id);
+size_t EmailOrder::StepLocked(const State& s, size_t most) const {
+  if (built_) return 0;
+  Build& b = build_;
+  const size_t n = s.emails.size();
+  // Reading: the keys of the next emails.
+  for (; most > 0 && b.keys.size() < n; --most) {
+    const size_t at = b.keys.size();
+    const Email& e = s.emails.rows()[at];
+    auto [slot, added] = b.workspaceIndex.emplace(e.workspaceId, static_cast<std::uint32_t>(b.workspaces.size()));
+    if (added) b.workspaces.push_back(&e.workspaceId);
+    b.keys.push_back({e.date, static_cast<std::uint32_t>(at), slot->second});
   }
-  return out;
+  if (b.keys.size() < n) return (n - b.keys.size()) + 1 + n;
+  // Sorting, one step: by workspace, newest first, of one date the later-stored first.
+  if (!b.sorted) {
+    if (most == 0) return 1 + n;
+    --most;
+    std::sort(b.keys.begin(), b.keys.end(), [](const Build::Key& x, const Build::Key& y) {
+      if (x.workspace != y.workspace) return x.workspace < y.workspace;
+      if (x.date != y.date) return x.date > y.date;
+      return x.at > y.at;
+    });
+    b.sorted = true;
+  }
+  // Placing: each email's row and id appended to its workspace's list.
+  for (; most > 0 && b.placed < n; --most, ++b.placed) {
+    const Build::Key& k = b.keys[b.placed];
+    List& list = byWorkspace_[*b.workspaces[k.workspace]];
+    const Email& e = s.emails.rows()[k.at];
+    list.rows.push_back(&e);
+    list.ids.push_back(e.id);
+  }
+  if (b.placed < n) return n - b.placed;
+  build_ = Build();
+  built_ = true;
+  return 0;
+}
+
+size_t EmailOrder::CatchUp(const State& s, size_t most) const {
+  std::lock_guard lock(mu_);
+  return StepLocked(s, most);
 }
 
 const EmailOrder::List* EmailOrder::NewestFirst(const State& s, const std::string& workspace_id) const {
   std::lock_guard lock(mu_);
-  if (!built_) {
-    byWorkspace_ = Build(s);
-    built_ = true;
-  }
+  StepLocked(s, SIZE_MAX);
   auto it = byWorkspace_.find(workspace_id);
   return it == byWorkspace_.end() ? nullptr : &it->second;
 }
@@ -333,13 +361,16 @@ const EmailOrder::List* EmailOrder::NewestFirst(const State& s, const std::strin
 void EmailOrder::Clear() {
   std::lock_guard lock(mu_);
   byWorkspace_.clear();
+  build_ = Build();
   built_ = false;
 }
 
 std::string EmailOrder::Problems(const State& s) const {
   std::lock_guard lock(mu_);
   if (!built_) return "";
-  return Build(s) == byWorkspace_ ? "" : "emailOrder; ";
+  EmailOrder fresh;
+  fresh.CatchUp(s, SIZE_MAX);
+  return fresh.byWorkspace_ == byWorkspace_ ? "" : "emailOrder; ";
 }
 
 }  // namespace emsim::model

@@ -203,14 +203,35 @@ class EmailOrder {
   // The workspace's list; nullptr when it holds no email. Valid until Clear (a writer's, under
   // the store's write lock: never during a search).
   const List* NewestFirst(const State& s, const std::string& workspace_id) const;
+  // Takes at most `most` more steps of the build (an email read, or one placed in its list; the
+  // sort is one step) and answers how many are left (0: built). A read route builds it so before
+  // a first search (app::Ctx::ReadInSteps): in one go, at 1 M emails, it held writes ~0.3 s.
+  size_t CatchUp(const State& s, size_t most) const;
   void Clear();
   // "" when the cache is what a fresh build gives.
   std::string Problems(const State& s) const;
 
  private:
-  static std::unordered_map<std::string, List> Build(const State& s);
+  // A build under way: every email's date, storage position and workspace, read in steps, then
+  // sorted at once (by value: no email is read by the sort), then placed in its workspace's list
+  // in steps. Emails are never changed once stored and what adds or removes any clears the build,
+  // so what it read stays true until it ends.
+  struct Build {
+    struct Key {
+      std::int64_t date;  // Millis
+      std::uint32_t at;  // position in State::emails
+      std::uint32_t workspace;  // index in `workspaces`
+    };
+    std::vector<Key> keys;
+    std::vector<const std::string*> workspaces;
+    std::unordered_map<std::string_view, std::uint32_t> workspaceIndex;
+    bool sorted = false;
+    size_t placed = 0;
+  };
+  size_t StepLocked(const State& s, size_t most) const;  // under mu_
   mutable std::mutex mu_;
   mutable bool built_ = false;
+  mutable Build build_;
   mutable std::unordered_map<std::string, List> byWorkspace_;
 };
 

@@ -74,7 +74,8 @@ TEST(StoreTxn, ReadTransactionsShareTheLock) {
 
 // A long preparation in a read route (a big workspace's first search building its index) runs in
 // steps, each a read transaction of its own, with the request's own let go meanwhile: a write
-// waiting for the lock gets in between two steps, not only after the whole preparation.
+// waiting for the lock gets in between two steps, not only after the whole preparation. A step
+// with nothing to do leaves the request's transaction as it is.
 TEST(StoreTxn, ReadInStepsLetsAWaitingWriteInBetweenSteps) {
   TestServer server;
   app::Services& svc = server.svc();
@@ -89,7 +90,9 @@ TEST(StoreTxn, ReadInStepsLetsAWaitingWriteInBetweenSteps) {
   bool request_txn_held_in_a_step = false;
   ctx.ReadInSteps([&](const model::State&) -> size_t {
     ++steps;
-    request_txn_held_in_a_step |= ctx.readTxn.has_value();
+    // The first step runs in the request's transaction (with nothing to do it stays held); the
+    // rest in their own.
+    if (steps > 1) request_txn_held_in_a_step |= ctx.readTxn.has_value();
     if (steps == 1) {
       writer = std::async(std::launch::async, [&] {
         svc.store.Write([](model::State& s) { s.accounts.Edit("acc_alice")->walletCents += 1; });
@@ -105,6 +108,18 @@ TEST(StoreTxn, ReadInStepsLetsAWaitingWriteInBetweenSteps) {
   EXPECT_TRUE(ctx.readTxn && ctx.readTxn->open()) << "the request's read transaction is open again";
   EXPECT_EQ(ctx.Read([](const model::State& s) { return s.accounts.Find("acc_alice")->walletCents; }), before + 1)
       << "the handler's next read sees the state as it is after the steps";
+
+  // Nothing to do: one call, in the request's transaction.
+  int calls = 0;
+  bool in_request_txn = false;
+  ctx.ReadInSteps([&](const model::State&) -> size_t {
+    ++calls;
+    in_request_txn = ctx.readTxn.has_value() && ctx.readTxn->open();
+    return 0;
+  });
+  EXPECT_EQ(calls, 1);
+  EXPECT_TRUE(in_request_txn);
+  EXPECT_TRUE(ctx.readTxn && ctx.readTxn->open());
 }
 
 // The scheduler's one wake-up (Store::SetJobsObserver): a write transaction that scheduled a job
