@@ -95,10 +95,10 @@ struct Ctx {
   // a long preparation (a big workspace's first search building its index,
   // model::WorkspaceTextSearch::CatchUp) then holds writes up for a step at a time, not for its
   // whole length. What was authenticated stays as it was; when steps were taken, the handler's
-  // next Read sees the state as it is then. In a write transaction, which cannot be let go, it does nothing: the work is
-  // left to the handler's own call. When steps stop making progress (records added faster than a
-  // step takes them, or the work begun again: a record renamed), a few are allowed, then the
-  // handler's call does the rest.
+  // next Read sees the state as it is then. In a write transaction, which cannot be let go, it
+  // does nothing: the work is left to the handler's own call. When steps stop making progress
+  // (records added faster than a step takes them, or the work begun again: a record renamed), a
+  // few are allowed, then the handler's call does the rest.
   template <class F>
   void ReadInSteps(F&& step) {
     if (writeTxn && writeTxn->open()) return;
