@@ -17,6 +17,7 @@
 #include "core/hash.hpp"
 #include "core/json_limits.hpp"
 #include "runtime/log.hpp"
+#include "runtime/wal_gather.hpp"
 #include "core/thread_name.hpp"
 
 namespace emsim::runtime {
@@ -218,8 +219,9 @@ Persister::Persister(std::string dir, Durability durability)
   const std::string wal = path_ + "-wal";
   struct stat wal_stat {};
   const bool had_wal = ::stat(wal.c_str(), &wal_stat) == 0 && wal_stat.st_size > 0;
-  if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
-      SQLITE_OK)
+  // The writer's connection gathers each commit's WAL frames into one write (runtime/wal_gather.hpp).
+  if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                      GatheringVfs()) != SQLITE_OK)
     throw PersistError(path_ + ": cannot open: " + SqliteError(db_));
   try {
     sqlite3_extended_result_codes(db_, 1);
