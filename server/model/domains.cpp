@@ -192,8 +192,7 @@ Result<std::vector<std::string>> RemoveUnusedDomains(State& s, const Caller& cal
 }
 
 size_t CatchUpDomainSearch(const State& s, const Caller& caller, const std::string& contains, size_t most) {
-  if (contains.size() < kIndexedNeedleMin) return 0;
-  return s.domainSearch.CatchUp(s, caller.workspaceId, most);
+  return s.domainSearch.CatchUp(s, caller.workspaceId, contains, most);
 }
 
 }  // namespace emsim::model

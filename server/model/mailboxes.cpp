@@ -251,8 +251,7 @@ Result<std::int64_t> ScheduleMailboxRemoval(State& s, const Caller& caller, cons
 }
 
 size_t CatchUpMailboxSearch(const State& s, const Caller& caller, const std::string& contains, size_t most) {
-  if (contains.size() < kIndexedNeedleMin) return 0;
-  return s.mailboxSearch.CatchUp(s, caller.workspaceId, most);
+  return s.mailboxSearch.CatchUp(s, caller.workspaceId, contains, most);
 }
 
 }  // namespace emsim::model

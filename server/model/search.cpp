@@ -48,11 +48,14 @@ std::string_view IndexNeedle(const std::string& subject, const std::string& from
 
 size_t CatchUpEmailSearch(const State& s, const Caller& caller, const EmailQuery& q, size_t most) {
   const std::string from = ToLower(q.from), to = ToLower(q.to), subject = ToLower(q.subject);
-  if (IndexNeedle(subject, from, to, TermsOf(q)).size() < kIndexedNeedleMin) return 0;
+  const std::vector<std::string> terms = TermsOf(q);
+  const std::string_view needle = IndexNeedle(subject, from, to, terms);
+  // A search the index does not serve needs no email order either.
+  if (needle.size() < kIndexedNeedleMin) return 0;
   // The index's positions are in the email order: that first (what is left of it counted above
   // any index's work, so the count only goes down).
   if (const size_t left = s.emailOrder.CatchUp(s, most)) return left + s.emails.size();
-  return s.emailSearch.CatchUp(s, caller.workspaceId, most);
+  return s.emailSearch.CatchUp(s, caller.workspaceId, needle, most);
 }
 
 Result<EmailSearchView> SearchEmails(const State& s, const Caller& caller, const EmailQuery& q) {

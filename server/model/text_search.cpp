@@ -203,7 +203,9 @@ bool WorkspaceTextSearch::ForEachCandidateAt(const State& s, const std::string& 
   return true;
 }
 
-size_t WorkspaceTextSearch::CatchUp(const State& s, const std::string& workspace_id, size_t most) const {
+size_t WorkspaceTextSearch::CatchUp(const State& s, const std::string& workspace_id, std::string_view needle,
+                                    size_t most) const {
+  if (needle.size() < kIndexedNeedleMin) return 0;
   const IdList* ids = ids_(s, workspace_id);
   if (!ids) return 0;
   std::lock_guard lock(mu_);

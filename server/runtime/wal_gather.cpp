@@ -189,31 +189,16 @@ const char* GatheringVfs() {
   static std::once_flag once;
   std::call_once(once, [] {
     base_vfs = sqlite3_vfs_find(nullptr);
-    gathering = *base_vfs;
-    // The version 3 methods this file forwards; an older default VFS keeps its own version.
-    gathering.iVersion = base_vfs->iVersion < 3 ? base_vfs->iVersion : 3;
-    gathering.szOsFile = static_cast<int>(RealOffset()) + base_vfs->szOsFile;
-    gathering.pNext = nullptr;
-    gathering.zName = "emsim-wal-gather";
-    gathering.pAppData = nullptr;
-    gathering.xOpen = Open;
-    gathering.xDelete = Delete;
-    gathering.xAccess = Access;
-    gathering.xFullPathname = FullPathname;
-    gathering.xDlOpen = DlOpen;
-    gathering.xDlError = DlError;
-    gathering.xDlSym = DlSym;
-    gathering.xDlClose = DlClose;
-    gathering.xRandomness = Randomness;
-    gathering.xSleep = Sleep;
-    gathering.xCurrentTime = CurrentTime;
-    gathering.xGetLastError = GetLastError;
-    if (gathering.iVersion >= 2) gathering.xCurrentTimeInt64 = CurrentTimeInt64;
-    if (gathering.iVersion >= 3) {
-      gathering.xSetSystemCall = SetSystemCall;
-      gathering.xGetSystemCall = GetSystemCall;
-      gathering.xNextSystemCall = NextSystemCall;
-    }
+    // At most version 3, the methods forwarded here; an older default VFS keeps its own version
+    // (SQLite then never calls the later methods).
+    gathering = {base_vfs->iVersion < 3 ? base_vfs->iVersion : 3,
+                 static_cast<int>(RealOffset()) + base_vfs->szOsFile,
+                 base_vfs->mxPathname,
+                 nullptr,
+                 "emsim-wal-gather",
+                 nullptr,
+                 Open, Delete, Access, FullPathname, DlOpen, DlError, DlSym, DlClose, Randomness, Sleep,
+                 CurrentTime, GetLastError, CurrentTimeInt64, SetSystemCall, GetSystemCall, NextSystemCall};
     sqlite3_vfs_register(&gathering, 0);
   });
   return gathering.zName;
