@@ -81,7 +81,12 @@ int Write(sqlite3_file* f, const void* data, int amount, sqlite3_int64 at) {
   if (w->run.empty() && (w->commit_next || ends_commit || static_cast<size_t>(amount) > kMaxRun))
     return WriteThrough(w, data, amount, at);
   if (w->run.empty()) w->run_at = at;
-  w->run.append(static_cast<const char*>(data), static_cast<size_t>(amount));
+  try {
+    w->run.append(static_cast<const char*>(data), static_cast<size_t>(amount));
+  } catch (const std::bad_alloc&) {  // never through SQLite's C frames: the write fails instead
+    Flush(w);
+    return SQLITE_IOERR_NOMEM;
+  }
   return ends_commit ? Flush(w) : SQLITE_OK;
 }
 
