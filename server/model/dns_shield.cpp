@@ -34,7 +34,7 @@ Result<ShieldUpgrade> UpgradeShieldPlan(State& s, const std::string& account_id,
                                         const std::string& new_plan_name, Millis now) {
   // Read-only, then the one found by its id: only that row is noted as changed (model/table.hpp).
   const DnsShieldSubscription* found = nullptr;
-  for (const auto& d : std::as_const(s.dnsShield))
+  for (const auto& d : s.dnsShield)
     if (d.accountId == account_id && (d.id == subscription_id || d.subscriptionId == subscription_id)) found = &d;
   DnsShieldSubscription* sub = found ? s.dnsShield.Edit(found->id) : nullptr;
   if (!sub) return Error::NotFound("DNS shield subscription " + subscription_id + " not found");

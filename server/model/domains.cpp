@@ -135,7 +135,7 @@ Result<std::int64_t> ScheduleDomainSetting(State& s, const Caller& caller, Domai
   for (const Domain* d : *named) selected.insert(d->id);
   const std::string needle = ToLower(request.contains);
   json ids = json::array();
-  for (const auto& d : std::as_const(s.domains)) {
+  for (const auto& d : s.domains) {
     if (d.workspaceId != caller.workspaceId) continue;
     if (selected.count(d.id) || (!needle.empty() && ContainsFolded(d.domain, needle))) ids.push_back(d.id);
   }

@@ -177,7 +177,7 @@ Status UpdateThirdPartyAccount(State& s, const Caller& caller, const ThirdPartyC
   const std::string email = ToLower(in.email);
   // Read-only, then the one found by its id: only that row is noted as changed (model/table.hpp).
   const ThirdPartyAccount* known = nullptr;
-  for (const auto& t : std::as_const(s.thirdPartyAccounts))
+  for (const auto& t : s.thirdPartyAccounts)
     if (t.accountId == caller.accountId && t.app == in.app && t.email == email) known = &t;
   ThirdPartyAccount* record = known ? s.thirdPartyAccounts.Edit(known->id) : nullptr;
   if (!record) {

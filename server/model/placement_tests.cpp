@@ -71,12 +71,11 @@ bool HasCredits(const Subscription& sub, const std::string& account_id) {
 // The subscription whose credits go first: the period ending first, ties in creation order.
 // Found by a scan, not a sorted copy: an account has a handful of subscriptions, and the sorted
 // vector (two allocations, one of them stable_sort's buffer) was most of the ~0.9 us this step took
-// under the write lock. Scanned read-only, the one found taken mutably by its id: a scan of the
-// mutable rows notes the whole table as changed (model/table.hpp), and with --data-dir every
-// purchase rewrote every subscription row.
+// under the write lock. Scanned (iteration only reads), the one found taken to change by its id
+// (Edit): only that row is noted as changed (model/table.hpp).
 Subscription* NextCreditSource(State& s, const std::string& account_id) {
   const Subscription* best = nullptr;
-  for (const auto& sub : std::as_const(s.subscriptions))
+  for (const auto& sub : s.subscriptions)
     if (HasCredits(sub, account_id) && (!best || sub.periodEnd < best->periodEnd)) best = &sub;
   return best ? s.subscriptions.Edit(best->id) : nullptr;
 }
@@ -142,7 +141,7 @@ Result<PlacementReceipt> PurchasePlacementTests(State& s, const Caller& caller, 
   const Invoice* invoice = nullptr;
   if (monthly) {
     std::int64_t available = 0;
-    for (const auto& sub : std::as_const(s.subscriptions))
+    for (const auto& sub : s.subscriptions)
       if (HasCredits(sub, caller.accountId)) available += sub.placementCredits;
     if (available < count)
       return Error::Validation("placementType", "Not enough MONTHLY placement credits: " + count_text +

@@ -15,7 +15,7 @@ std::vector<const Subscription*> ListSubscriptions(const State& s, const std::st
 
 Result<Subscription*> FindSubscription(State& s, const std::string& account_id, const std::string& subscription_id) {
   // Read-only, then the one found by its id: only that row is noted as changed (model/table.hpp).
-  for (const auto& sub : std::as_const(s.subscriptions))
+  for (const auto& sub : s.subscriptions)
     if (sub.subscriptionId == subscription_id && sub.accountId == account_id) return s.subscriptions.Edit(sub.id);
   return Error::NotFound("Subscription " + subscription_id + " not found");
 }

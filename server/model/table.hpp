@@ -33,11 +33,11 @@ concept TableKey = std::same_as<K, core::CompactString> || std::convertible_to<c
 template <class T>
 class Table {
  public:
-  // By its text (a string, a view, a literal) or by a CompactString id, which the index takes as
-  // it is (a UUID's bits: no text written to hash or compare it).
-  // The record to change: noted as changed (so it is written again), unlike Find, which only
-  // reads. Separate names, not const overloads: a non-const State made every Find a noted change,
-  // so a purchase rewrote the mailboxes it only read.
+  // Edit, Find, Contains: by its text (a string, a view, a literal) or by a CompactString id,
+  // which the index takes as it is (a UUID's bits: no text written to hash or compare it).
+  // Edit is the record to change: noted as changed (so it is written again), unlike Find, which
+  // only reads. Separate names, not const overloads: a non-const State made every Find a noted
+  // change, so a purchase rewrote the mailboxes it only read.
   template <TableKey Key>
   T* Edit(const Key& id) {
     const size_t row = RowOf(id);
@@ -159,12 +159,12 @@ class Table {
     if (touched_.size() <= kScanUpTo) {
       // A write notes a few rows (a purchase's orders): repeats found by a scan, not a hash set.
       for (auto id = touched_.begin(); id != touched_.end(); ++id)
-        if (std::find(touched_.begin(), id, *id) == id) each(*id, static_cast<const Table&>(*this).Find(*id));
+        if (std::find(touched_.begin(), id, *id) == id) each(*id, Find(*id));
     } else {
       std::unordered_set<std::string_view> handed;
       handed.reserve(touched_.size());
       for (const auto& id : touched_)
-        if (handed.insert(id).second) each(id, static_cast<const Table&>(*this).Find(id));
+        if (handed.insert(id).second) each(id, Find(id));
     }
     touched_.clear();
     return false;

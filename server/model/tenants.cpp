@@ -155,9 +155,9 @@ TenantInfo CloneTemplate(State& s, const State& fixture, const Account* tpl, con
 template <class T>
 void EraseOwned(Table<T>& table, const std::string& account_id) {
   std::vector<std::string> ids;
-  // Read through const: EraseAll notes each removed id, so a durable copy deletes those rows
+  // Iteration notes nothing; EraseAll notes each removed id, so a durable copy deletes those rows
   // instead of rewriting the whole table.
-  for (const auto& row : std::as_const(table))
+  for (const auto& row : table)
     if (row.accountId == account_id) ids.push_back(row.id);
   if (ids.empty()) return;
   table.EraseAll(ids);

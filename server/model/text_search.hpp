@@ -132,10 +132,11 @@ class WorkspaceTextSearch {
 
   // For a search of `needle` (as ForEachCandidate takes it): indexes at most `most` more of the
   // workspace's records and answers how many are still not indexed (0: up to date, no record, or
-  // a needle too short for the index, which a search answers by a scan). A caller brings a big workspace's first search up to
-  // date in steps, each under a read transaction of its own (app::Ctx::ReadInSteps): built by the
-  // search itself, under the one read transaction of its request, the index held every write for
-  // the whole build (1.3-2.2 s at 1 M mailboxes and emails; ~10 s at 4.5 M).
+  // a needle too short for the index, which a search answers by a scan). A caller brings a big
+  // workspace's first search up to date in steps, each under a read transaction of its own
+  // (app::Ctx::ReadInSteps): built by the search itself, under the one read transaction of its
+  // request, the index held every write for the whole build (1.3-2.2 s at 1 M mailboxes and
+  // emails; ~10 s at 4.5 M).
   size_t CatchUp(const State& s, const std::string& workspace_id, std::string_view needle, size_t most) const;
 
   // A record's text changed, or one left the workspace's list: rebuilt when next searched.

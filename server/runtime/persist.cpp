@@ -949,9 +949,9 @@ void Persister::Collect(model::State& s) {
     const bool all = table.TakeChanges([&](const std::string& id, const auto* row) {
       cs.rows.push_back(row ? Put(t, id, 0, Body(*row)) : RowChange{t, id, 0, std::nullopt});
     });
-    if (all) {  // iterated mutably, cleared or replaced: written whole
+    if (all) {  // EditAll, cleared or replaced: written whole
       cs.rows.push_back(ClearTable(t));
-      for (const auto& row : std::as_const(table)) cs.rows.push_back(Put(t, row.id, 0, Body(row)));
+      for (const auto& row : table) cs.rows.push_back(Put(t, row.id, 0, Body(row)));
     }
   });
   ForEachLog(s, [&](std::uint8_t t, const auto& list, std::uint64_t trimmed) {

@@ -123,7 +123,7 @@ app::Reply SimGetCheckout(app::Ctx& ctx) {
 app::Reply SimCompleteCheckout(app::Ctx& ctx) {
   return ctx.Write([&](model::State& s) -> app::Reply {
     // Paid on the clock of the checkout's account (a tenant's own, if it has one).
-    if (const model::Checkout* k = std::as_const(s).checkouts.Find(ctx.req.params.at("id"))) ctx.UseClockOf(s, k->accountId);
+    if (const model::Checkout* k = s.checkouts.Find(ctx.req.params.at("id"))) ctx.UseClockOf(s, k->accountId);
     auto c = model::CompleteDomainCheckout(s, ctx.req.params.at("id"), ctx.now);
     if (WantsCheckoutPage(ctx)) {
       if (c) return SeeOther(std::string(kDomainCheckoutPath) + (*c)->id + "?paid=1");
