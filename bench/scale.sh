@@ -17,6 +17,7 @@
 # lists and searches (mailboxes, domains, emails) at that size against the same on a 1k fixture.
 # Peaks are VmHWM after resetting it (/proc/PID/clear_refs); where that is not allowed, "n/a".
 # Nothing is asserted. Usage: bash bench/scale.sh [BUILD_DIR]; BENCH_ROUND (default 8s);
+# BENCH_PARTS (default world,fixture: "fixture" alone runs only the generated fixture part);
 # BENCH_OUT=FILE appends the section.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,6 +40,7 @@ purchases = int(os.environ.get("BENCH_PURCHASES", "1000000"))
 small = int(os.environ.get("BENCH_SMALL", "10000"))
 dump_purchases = int(os.environ.get("BENCH_DUMP_PURCHASES", "150000"))
 round_len = os.environ.get("BENCH_ROUND", "8s")
+parts = os.environ.get("BENCH_PARTS", "world,fixture").split(",")
 key = "emsim_test_alice_3f9c2a7b"
 path = "/v2/placement-tests/purchase"
 body = '{"placementType":"MONTHLY","testName":"scale","mailboxIds":["mbx_nw_01_01","mbx_nw_01_02","mbx_nw_01_03"]}'
@@ -92,104 +94,106 @@ mib = lambda b: f"{b / 2**20:.0f} MiB"
 rows = []
 def row(*cells): rows.append("| " + " | ".join(cells) + " |"); log(rows[-1])
 
-# ---- the big world ----------------------------------------------------------------------------------
-server, port, _ = emsim("big", "--fixtures", f"{work}/fixture.yaml")
-answer = call(port, "POST", path, body)
-retained = 1
-with open(f"{work}/answer.json", "wb") as f: f.write(answer)
-bare, bare_port, _ = start([f"{build}/emsim-bench-bare", "--port", "0", "--body-file", f"{work}/answer.json"], "bare")
+if "world" in parts:
+    # ---- the big world ----------------------------------------------------------------------------------
+    server, port, _ = emsim("big", "--fixtures", f"{work}/fixture.yaml")
+    answer = call(port, "POST", path, body)
+    retained = 1
+    with open(f"{work}/answer.json", "wb") as f: f.write(answer)
+    bare, bare_port, _ = start([f"{build}/emsim-bench-bare", "--port", "0", "--body-file", f"{work}/answer.json"], "bare")
 
-def versus(when):
-    global retained
-    bares, ours = [], []
-    for i in range(5):
-        if i % 2 == 0: bares.append(wrk(bare_port))
-        else:
-            r = wrk(port); ours.append(r); retained += r[2]
-            if r[3]: raise SystemExit(f"{r[3]} errors in a round of purchases")
-    ceiling = sum(b[0] for b in bares) / len(bares)
-    cells = [f"{r[0]:,.0f} r/s = {100 * r[0] / ceiling:.0f}%, p99 {r[1] / 1000:.2f} ms" for r in ours]
-    row(f"stateful POST vs bare, {when}", f"{', '.join(cells)} (bare {ceiling:,.0f} r/s, p99 {bares[0][1] / 1000:.2f} ms)", "≥ 90% of bare")
+    def versus(when):
+        global retained
+        bares, ours = [], []
+        for i in range(5):
+            if i % 2 == 0: bares.append(wrk(bare_port))
+            else:
+                r = wrk(port); ours.append(r); retained += r[2]
+                if r[3]: raise SystemExit(f"{r[3]} errors in a round of purchases")
+        ceiling = sum(b[0] for b in bares) / len(bares)
+        cells = [f"{r[0]:,.0f} r/s = {100 * r[0] / ceiling:.0f}%, p99 {r[1] / 1000:.2f} ms" for r in ours]
+        row(f"stateful POST vs bare, {when}", f"{', '.join(cells)} (bare {ceiling:,.0f} r/s, p99 {bares[0][1] / 1000:.2f} ms)", "≥ 90% of bare")
 
-versus("fresh")
-while retained < purchases:
-    r = wrk(port); retained += r[2]
-    log(f"{retained:,} purchases retained, {r[0]:,.0f} r/s, VmRSS {gib(status(server.pid, 'VmRSS'))}")
-versus(f"after {retained:,} purchases")
-bare.terminate()
+    versus("fresh")
+    while retained < purchases:
+        r = wrk(port); retained += r[2]
+        log(f"{retained:,} purchases retained, {r[0]:,.0f} r/s, VmRSS {gib(status(server.pid, 'VmRSS'))}")
+    versus(f"after {retained:,} purchases")
+    bare.terminate()
 
-def advance(srv, p, label):
-    before = status(srv.pid, "VmRSS")
-    peak = reset_peak(srv.pid)
+    def advance(srv, p, label):
+        before = status(srv.pid, "VmRSS")
+        peak = reset_peak(srv.pid)
+        t0 = time.monotonic()
+        res = json.loads(call(p, "POST", "/_sim/clock/advance", '{"duration":"2d"}'))
+        took = time.monotonic() - t0
+        after = status(srv.pid, "VmRSS")
+        hwm = status(srv.pid, "VmHWM") if peak else None
+        return res["jobsRun"], took, before, after, hwm
+
+    ran, took, before, after, hwm = advance(server, port, "big")
+    row(f"2-day advance over {retained:,} pending placement jobs",
+        f"{took:.1f} s for {ran:,} jobs ({1e6 * took / max(1, ran):.1f} µs each); VmRSS {gib(before)} -> {gib(after)}, peak "
+        + (gib(hwm) if hwm else "n/a"), "O(log n) per job")
+    server.terminate(); server.wait()
+
+    # ---- a small world: the time per job to compare ---------------------------------------------------------
+    server, port, _ = emsim("small", "--fixtures", f"{work}/fixture.yaml")
+    n = 0
+    while n < small:
+        call(port, "POST", path, body); n += 1
+    ran, took, before, after, hwm = advance(server, port, "small")
+    row(f"2-day advance over {small:,} pending placement jobs", f"{took:.2f} s for {ran:,} jobs ({1e6 * took / max(1, ran):.1f} µs each)", "")
+    server.terminate(); server.wait()
+
+    # ---- dump and boot ------------------------------------------------------------------------------------------
+    server, port, _ = emsim("dump", "--fixtures", f"{work}/fixture.yaml")
+    retained = 0
+    while retained < dump_purchases:
+        r = wrk(port); retained += r[2]
+    steady = status(server.pid, "VmRSS")
+    peak = reset_peak(server.pid)
     t0 = time.monotonic()
-    res = json.loads(call(p, "POST", "/_sim/clock/advance", '{"duration":"2d"}'))
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=3600)
+    c.request("GET", "/_sim/state?secrets=true")
+    resp = c.getresponse()
+    size = 0
+    with open(f"{work}/state.json", "wb") as f:
+        while chunk := resp.read(1 << 20):
+            f.write(chunk); size += len(chunk)
     took = time.monotonic() - t0
-    after = status(srv.pid, "VmRSS")
-    hwm = status(srv.pid, "VmHWM") if peak else None
-    return res["jobsRun"], took, before, after, hwm
-
-ran, took, before, after, hwm = advance(server, port, "big")
-row(f"2-day advance over {retained:,} pending placement jobs",
-    f"{took:.1f} s for {ran:,} jobs ({1e6 * took / max(1, ran):.1f} µs each); VmRSS {gib(before)} -> {gib(after)}, peak "
-    + (gib(hwm) if hwm else "n/a"), "O(log n) per job")
-server.terminate(); server.wait()
-
-# ---- a small world: the time per job to compare ---------------------------------------------------------
-server, port, _ = emsim("small", "--fixtures", f"{work}/fixture.yaml")
-n = 0
-while n < small:
-    call(port, "POST", path, body); n += 1
-ran, took, before, after, hwm = advance(server, port, "small")
-row(f"2-day advance over {small:,} pending placement jobs", f"{took:.2f} s for {ran:,} jobs ({1e6 * took / max(1, ran):.1f} µs each)", "")
-server.terminate(); server.wait()
-
-# ---- dump and boot ------------------------------------------------------------------------------------------
-server, port, _ = emsim("dump", "--fixtures", f"{work}/fixture.yaml")
-retained = 0
-while retained < dump_purchases:
-    r = wrk(port); retained += r[2]
-steady = status(server.pid, "VmRSS")
-peak = reset_peak(server.pid)
-t0 = time.monotonic()
-c = http.client.HTTPConnection("127.0.0.1", port, timeout=3600)
-c.request("GET", "/_sim/state?secrets=true")
-resp = c.getresponse()
-size = 0
-with open(f"{work}/state.json", "wb") as f:
-    while chunk := resp.read(1 << 20):
-        f.write(chunk); size += len(chunk)
-took = time.monotonic() - t0
-hwm = status(server.pid, "VmHWM") if peak else None
-doc_records = sum(len(v) for v in json.load(open(f"{work}/state.json")).values() if isinstance(v, list))
-row(f"state dump, {retained:,} purchases ({doc_records:,} records)",
-    f"{took:.1f} s, {size / 2**20:.0f} MiB; server VmRSS {gib(steady)}, peak " + (f"{gib(hwm)} ({hwm / steady:.1f}×)" if hwm else "n/a"),
-    "peak ≤ 2× steady")
-server.terminate(); server.wait()
-booted, bport, ready = emsim("boot", "--state", f"{work}/state.json", "--max-state-bytes", str(max(size * 2, 1 << 29)))
-time.sleep(1)  # the reset baseline is copied on a thread after ready
-steady = status(booted.pid, "VmRSS")
-hwm = status(booted.pid, "VmHWM")
-row(f"boot from that dump (emsim serve --state)",
-    f"{ready:.1f} s to ready; VmRSS {gib(steady)} (the world and its reset copy), peak {gib(hwm)} ({hwm / steady:.1f}×)",
-    "peak ≤ 2× steady")
-booted.terminate(); booted.wait()
-target, tport, _ = emsim("put", "--max-state-bytes", str(max(size * 2, 1 << 29)))
-t0 = time.monotonic()
-c = http.client.HTTPConnection("127.0.0.1", tport, timeout=3600)
-with open(f"{work}/state.json", "rb") as f:
-    c.request("PUT", "/_sim/state", body=f, headers={"Content-Type": "application/json", "Content-Length": str(size)})
-r = c.getresponse(); r.read()
-took = time.monotonic() - t0
-if r.status != 200: raise SystemExit(f"PUT /_sim/state: {r.status}")
-time.sleep(1)
-steady, hwm = status(target.pid, "VmRSS"), status(target.pid, "VmHWM")
-row("load that dump into a running emsim (PUT /_sim/state)", f"{took:.1f} s; VmRSS {gib(steady)} (with the journal's copy of the body), peak {gib(hwm)} ({hwm / steady:.1f}×)",
-    "peak ≤ 2× steady")
-target.terminate(); target.wait()
+    hwm = status(server.pid, "VmHWM") if peak else None
+    doc_records = sum(len(v) for v in json.load(open(f"{work}/state.json")).values() if isinstance(v, list))
+    row(f"state dump, {retained:,} purchases ({doc_records:,} records)",
+        f"{took:.1f} s, {size / 2**20:.0f} MiB; server VmRSS {gib(steady)}, peak " + (f"{gib(hwm)} ({hwm / steady:.1f}×)" if hwm else "n/a"),
+        "peak ≤ 2× steady")
+    server.terminate(); server.wait()
+    booted, bport, ready = emsim("boot", "--state", f"{work}/state.json", "--max-state-bytes", str(max(size * 2, 1 << 29)))
+    time.sleep(1)  # the reset baseline is copied on a thread after ready
+    steady = status(booted.pid, "VmRSS")
+    hwm = status(booted.pid, "VmHWM")
+    row(f"boot from that dump (emsim serve --state)",
+        f"{ready:.1f} s to ready; VmRSS {gib(steady)} (the world and its reset copy), peak {gib(hwm)} ({hwm / steady:.1f}×)",
+        "peak ≤ 2× steady")
+    booted.terminate(); booted.wait()
+    target, tport, _ = emsim("put", "--max-state-bytes", str(max(size * 2, 1 << 29)))
+    t0 = time.monotonic()
+    c = http.client.HTTPConnection("127.0.0.1", tport, timeout=3600)
+    with open(f"{work}/state.json", "rb") as f:
+        c.request("PUT", "/_sim/state", body=f, headers={"Content-Type": "application/json", "Content-Length": str(size)})
+    r = c.getresponse(); r.read()
+    took = time.monotonic() - t0
+    if r.status != 200: raise SystemExit(f"PUT /_sim/state: {r.status}")
+    time.sleep(1)
+    steady, hwm = status(target.pid, "VmRSS"), status(target.pid, "VmHWM")
+    row("load that dump into a running emsim (PUT /_sim/state)", f"{took:.1f} s; VmRSS {gib(steady)} (with the journal's copy of the body), peak {gib(hwm)} ({hwm / steady:.1f}×)",
+        "peak ≤ 2× steady")
+    target.terminate(); target.wait()
 
 # ---- a generated fixture ---------------------------------------------------------------------------------
 # The lists and searches at BENCH_FIXTURE_MAILBOXES, each against the same query on a 1k fixture
-# (best of 5, sequential; the first search of a workspace, which builds its index, timed alone).
+# (best of 5, sequential; the first search of a workspace timed alone, once GET /_sim/health says
+# its indexes, built ahead, are ready).
 searches = [
     ("mailbox list, page 1", "/v1/mailbox/list"),
     ("mailbox `contains`, selective (`gen-0000123`)", "/v1/mailbox/list?contains=gen-0000123"),
@@ -203,8 +207,18 @@ def fixture_run(n, big):
     with open(f"{work}/gen-{n}.yaml", "w") as f:
         subprocess.run([f"{build}/emsim", "fixtures", "generate", "--mailboxes", str(n)], stdout=f, check=True, env=env)
     gen, gport, ready = emsim(f"gen-{n}", "--fixtures", f"{work}/gen-{n}.yaml")
+    since_ready = time.monotonic()
     time.sleep(1)
     steady, hwm = status(gen.pid, "VmRSS"), status(gen.pid, "VmHWM")
+    # The workspace's search indexes are built once the world is loaded (--warm-indexes): the
+    # searches are timed once GET /_sim/health says they are.
+    while True:
+        c = http.client.HTTPConnection("127.0.0.1", gport, timeout=600)
+        c.request("GET", "/_sim/health")
+        indexes = json.loads(c.getresponse().read())["searchIndexes"]
+        if indexes["ready"]: break
+        time.sleep(0.05)
+    warm = time.monotonic() - since_ready
     def timed(p, tries=5):
         best = None
         for _ in range(tries):
@@ -225,6 +239,7 @@ def fixture_run(n, big):
             f"{ready:.1f} s to ready; VmRSS {gib(steady)}, peak {gib(hwm)} ({hwm / steady:.2f}×)", "peak ≤ 2× steady")
         out["every mailbox (`example`: a scan; its answer counts them all)"] = timed("/v1/mailbox/list?contains=example", 2)
         out["firsts"] = firsts
+        out["warm"] = warm
         out["rss"] = status(gen.pid, "VmRSS")
     gen.terminate(); gen.wait()
     return out
@@ -238,8 +253,9 @@ for what, _ in searches:
 scan = "every mailbox (`example`: a scan; its answer counts them all)"
 cells.append(f"{scan}: {1e3 * big_run[scan]:.0f} ms")
 f = big_run["firsts"]
-cells.append(f"the first search of the workspace (builds its index): mailboxes {f['mailbox']:.1f} s, domains "
-             f"{f['domain']:.1f} s, emails {f['email']:.1f} s; VmRSS then {gib(big_run['rss'])}")
+cells.append(f"the workspace's indexes built ahead (--warm-indexes), ready {big_run['warm']:.1f} s after emsim was; then "
+             f"the first search: mailboxes {1e3 * f['mailbox']:.2f} ms, domains {1e3 * f['domain']:.2f} ms, emails "
+             f"{1e3 * f['email']:.2f} ms; VmRSS then {gib(big_run['rss'])}")
 row(f"lists and searches at {mailboxes:,} mailboxes vs 1k (best of 5)", "; ".join(cells), "within 2× of 1k")
 
 print(f"## Scale (bench/scale.sh), {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}\n")

@@ -15,6 +15,7 @@
 #include "runtime/clock.hpp"
 #include "runtime/journal.hpp"
 #include "runtime/scheduler.hpp"
+#include "runtime/search_warmer.hpp"
 
 namespace emsim::events {
 class Dispatcher;
@@ -46,6 +47,9 @@ struct Options {
   // Retention of the event log, the delivery log, notifications and the wallet ledger: the newest N of each are kept
   // (State::TrimLogs); 0 keeps everything.
   size_t retainEvents = 100000;
+  // The search indexes of workspaces with this many mailboxes, domains or emails (of a kind) are
+  // built once the world is there, not by their first search (runtime::SearchWarmer); 0: never.
+  size_t warmIndexes = 10000;
   int threads = 0;                    // HTTP worker threads started at once; 0: 8 (more on demand)
   // Connections: beyond maxConnections a client gets 503 and is closed; a keep-alive connection
   // idle for idleTimeoutMs is closed; a request line + headers not complete headerTimeoutMs after
@@ -128,6 +132,9 @@ struct Services {
   std::atomic<bool> faultsMayExist{false};
   // --rate-limit: the limits of the public reference, per API key (owned by App; null when off).
   RateLimiter* rateLimiter = nullptr;
+  // Builds big workspaces' search indexes ahead (owned by App; null when --warm-indexes is 0 or
+  // there is no App: GET /_sim/health reports it).
+  runtime::SearchWarmer* searchWarmer = nullptr;
 };
 
 }  // namespace emsim::app

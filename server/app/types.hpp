@@ -91,7 +91,7 @@ struct Ctx {
     return svc.store.Read(std::forward<F>(f));
   }
   // Runs `step` (const model::State& -> how much is left to do) in read transactions of its own
-  // until it answers 0, the request's read transaction let go meanwhile and opened again after:
+  // (runtime::Store::ReadStep: one step at a time, after any waiting write) until it answers 0, the request's read transaction let go meanwhile and opened again after:
   // a long preparation (a big workspace's first search building its index,
   // model::WorkspaceTextSearch::CatchUp) then holds writes up for a step at a time, not for its
   // whole length. What was authenticated stays as it was; when steps were taken, the handler's
@@ -112,11 +112,10 @@ struct Ctx {
     constexpr int kStalledSteps = 4;
     size_t before = SIZE_MAX;
     for (int stalled = 0; stalled < kStalledSteps;) {
-      const size_t left = svc.store.Read(step);
+      const size_t left = svc.store.ReadStep(step);
       if (left == 0) break;
       if (left >= before) ++stalled;
       before = left;
-      std::this_thread::yield();  // a write woken by the release gets the lock before the next step
     }
     if (held) readTxn.emplace(svc.store.BeginRead());
   }

@@ -106,10 +106,13 @@ App::App(Options options) : options_(std::move(options)) {
     }
   }
   scheduler_ = std::make_unique<runtime::Scheduler>(*store_, *clock_);
+  search_warmer_ = std::make_unique<runtime::SearchWarmer>(*store_, options_.warmIndexes);
+  store_->SetReplacedObserver([warmer = search_warmer_.get()] { warmer->Kick(); });
   journal_ = std::make_unique<runtime::Journal>(options_.journalCapacity);
   error_ids_ = std::make_unique<ErrorIds>(options_.seed);
   services_ = std::unique_ptr<Services>(
       new Services{options_, *store_, *clock_, *scheduler_, *journal_, *schemas_, *error_ids_, "", {}, nullptr, nullptr, "", {}});
+  services_->searchWarmer = search_warmer_.get();
   if (options_.rateLimit) {
     rate_limiter_ = std::make_unique<app::RateLimiter>(options_.rateLimits);
     services_->rateLimiter = rate_limiter_.get();
@@ -256,6 +259,7 @@ int App::Start() {
                                  std::to_string(port_)
                            : options_.baseUrl;
   scheduler_->Start();
+  search_warmer_->Kick();
   serve_thread_ = core::NamedThread("http-accept", [this] { server_->Serve(); });
   return port_;
 }
@@ -264,6 +268,7 @@ void App::StartWithoutServing() {
   // Links emsim hands out (checkouts, sinks) name the server in front, which sets baseUrl.
   if (services_->baseUrl.empty()) services_->baseUrl = options_.baseUrl;
   scheduler_->Start();
+  search_warmer_->Kick();
 }
 
 void App::Stop() {

@@ -90,6 +90,7 @@ class App {
   std::unique_ptr<runtime::Store> store_;
   std::unique_ptr<runtime::Clock> clock_;
   std::unique_ptr<runtime::Scheduler> scheduler_;
+  std::unique_ptr<runtime::SearchWarmer> search_warmer_;  // --warm-indexes; before the store goes
   std::unique_ptr<runtime::Journal> journal_;
   std::unique_ptr<ErrorIds> error_ids_;
   std::unique_ptr<app::RateLimiter> rate_limiter_;  // --rate-limit

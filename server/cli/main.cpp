@@ -87,6 +87,9 @@ constexpr const char* kServeUsage = R"(Usage: emsim serve [flags]
   --journal-size N        requests kept by GET /_sim/requests (default 1000)
   --retain-events N       events, webhook delivery attempts, notifications and wallet movements
                           kept: the newest N of each, older ones dropped (default 100000; 0 keeps all)
+  --warm-indexes N        build the search indexes (mailbox and domain `contains`, the mailbox
+                          search) of each workspace with N or more records of a kind once the
+                          world is loaded, not at its first search (default 10000; 0: never)
   --base-url URL          public URL used in links emsim hands out (default http://HOST:PORT,
                           https:// when serving TLS)
 

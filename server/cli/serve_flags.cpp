@@ -82,6 +82,7 @@ const std::vector<FlagSpec>& Flags() {
        }},
       {"--journal-size", false, [](Options& o, const std::string& v, const std::string& n) { o.journalCapacity = static_cast<size_t>(WholeNumber(n, v)); }},
       {"--retain-events", false, [](Options& o, const std::string& v, const std::string& n) { o.retainEvents = static_cast<size_t>(WholeNumber(n, v)); }},
+      {"--warm-indexes", false, [](Options& o, const std::string& v, const std::string& n) { o.warmIndexes = static_cast<size_t>(WholeNumber(n, v)); }},
       {"--base-url", false, [](Options& o, const std::string& v, const std::string&) { o.baseUrl = v; }},
       {"--data-dir", false, [](Options& o, const std::string& v, const std::string& n) { NonEmpty(n, v); o.dataDir = v; }},
       {"--durability", false,

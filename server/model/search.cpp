@@ -58,6 +58,30 @@ size_t CatchUpEmailSearch(const State& s, const Caller& caller, const EmailQuery
   return s.emailSearch.CatchUp(s, caller.workspaceId, needle, most);
 }
 
+size_t WarmSearchIndexes(const State& s, size_t min_records, size_t most) {
+  size_t budget = most, left = 0;
+  // One index of one workspace (or the email order): what a step of no size reports is what is
+  // left before, so what the step took comes off the budget.
+  auto warm = [&](auto&& catch_up) {
+    const size_t before = catch_up(0);
+    if (before == 0) return size_t{0};
+    const size_t after = budget > 0 ? catch_up(budget) : before;
+    budget -= std::min(budget, before - after);
+    left += after;
+    return after;
+  };
+  for (const auto& w : s.workspaces) {
+    warm([&](size_t n) { return s.mailboxSearch.CatchUp(s, w.id, n, min_records); });
+    warm([&](size_t n) { return s.domainSearch.CatchUp(s, w.id, n, min_records); });
+  }
+  if (s.emails.size() < std::max<size_t>(min_records, 1)) return left;
+  // The email search's lists are the email order's: that first, and until it is built, every
+  // email is counted as left to index besides.
+  if (warm([&](size_t n) { return s.emailOrder.CatchUp(s, n); }) > 0) return left + s.emails.size();
+  for (const auto& w : s.workspaces) warm([&](size_t n) { return s.emailSearch.CatchUp(s, w.id, n, min_records); });
+  return left;
+}
+
 Result<EmailSearchView> SearchEmails(const State& s, const Caller& caller, const EmailQuery& q) {
   if (q.after && q.before && *q.before <= *q.after)
     return Error::Validation("before", "before must be later than after", "query");

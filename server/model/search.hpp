@@ -41,4 +41,11 @@ Result<EmailSearchView> SearchEmails(const State& s, const Caller& caller, const
 // has no text the index serves).
 size_t CatchUpEmailSearch(const State& s, const Caller& caller, const EmailQuery& q, size_t most);
 
+// One step of building, ahead of any search, the indexes of the workspaces that have at least
+// `min_records` (1 or more) mailboxes, domains or emails: the `contains` filters' and the email
+// search's (with the email order the latter's positions are in). At most about `most` records
+// indexed (or email order steps taken); answers how many are left at most (0: every such index is
+// up to date). Built as the searches' own catch-up builds them: a search finds the work done.
+size_t WarmSearchIndexes(const State& s, size_t min_records, size_t most);
+
 }  // namespace emsim::model

@@ -206,8 +206,13 @@ bool WorkspaceTextSearch::ForEachCandidateAt(const State& s, const std::string& 
 size_t WorkspaceTextSearch::CatchUp(const State& s, const std::string& workspace_id, std::string_view needle,
                                     size_t most) const {
   if (needle.size() < kIndexedNeedleMin) return 0;
+  return CatchUp(s, workspace_id, most);
+}
+
+size_t WorkspaceTextSearch::CatchUp(const State& s, const std::string& workspace_id, size_t most,
+                                    size_t min_records) const {
   const IdList* ids = ids_(s, workspace_id);
-  if (!ids) return 0;
+  if (!ids || ids->size() < min_records) return 0;
   std::lock_guard lock(mu_);
   Entry& e = entries_[workspace_id];
   IndexUpTo(s, workspace_id, *ids, e, std::min(ids->size(), e.indexed + most));
@@ -322,25 +327,35 @@ size_t EmailOrder::StepLocked(const State& s, size_t most) const {
     if (added) b.workspaces.push_back(&e.workspaceId);
     b.keys.push_back({e.date, static_cast<std::uint32_t>(at), slot->second});
   }
-  if (b.keys.size() < n) return (n - b.keys.size()) + 1 + n;
-  // Sorting, one step: by workspace, newest first, of one date the later-stored first.
-  if (!b.sorted) {
-    if (most == 0) return 1 + n;
+  const size_t runs = (n + run_ - 1) / run_;
+  if (b.keys.size() < n) return (n - b.keys.size()) + runs + n;
+  // Sorting: a run a step.
+  for (; b.sortedRuns < runs; ++b.sortedRuns) {
+    if (most == 0) return (runs - b.sortedRuns) + n;
     --most;
-    std::sort(b.keys.begin(), b.keys.end(), [](const Build::Key& x, const Build::Key& y) {
-      if (x.workspace != y.workspace) return x.workspace < y.workspace;
-      if (x.date != y.date) return x.date > y.date;
-      return x.at > y.at;
-    });
-    b.sorted = true;
+    const auto first = b.keys.begin() + static_cast<std::ptrdiff_t>(b.sortedRuns * run_);
+    std::sort(first, first + static_cast<std::ptrdiff_t>(std::min(run_, n - b.sortedRuns * run_)), Build::Before);
   }
-  // Placing: each email's row and id appended to its workspace's list.
+  // Placing: the next key of the merged runs, its email's row and id appended to its workspace's
+  // list.
+  const auto later = [&b](const std::pair<size_t, size_t>& x, const std::pair<size_t, size_t>& y) {
+    return Build::Before(b.keys[y.first], b.keys[x.first]);  // a max-heap of "later": the first on top
+  };
+  if (!b.merging) {
+    for (size_t r = 0; r < runs; ++r) b.heads.emplace_back(r * run_, std::min(n, (r + 1) * run_));
+    std::make_heap(b.heads.begin(), b.heads.end(), later);
+    b.merging = true;
+  }
   for (; most > 0 && b.placed < n; --most, ++b.placed) {
-    const Build::Key& k = b.keys[b.placed];
+    std::pop_heap(b.heads.begin(), b.heads.end(), later);
+    auto& [next, end] = b.heads.back();
+    const Build::Key& k = b.keys[next];
     List& list = byWorkspace_[*b.workspaces[k.workspace]];
     const Email& e = s.emails.rows()[k.at];
     list.rows.push_back(&e);
     list.ids.push_back(e.id);
+    if (++next == end) b.heads.pop_back();
+    else std::push_heap(b.heads.begin(), b.heads.end(), later);
   }
   if (b.placed < n) return n - b.placed;
   build_ = Build();

@@ -11,10 +11,12 @@
 // of its lists, checked one by one as the scan checked every record, in the same order. Shorter
 // needles, and needles a quarter of the workspace may match, still scan.
 //
-// A cache, built when a workspace is first searched and brought up to date by the next search
-// (records added since are appended); what changes a record's text (a mailbox renamed) or
-// removes one from the list (a domain removed) forgets the workspace's entry. So writes cost
-// nothing but that, and a world nobody searches (a tenant's, a soak's) holds no index. Searches
+// A cache, built when a workspace is first searched (or, for a workspace already big when its
+// world is loaded, ahead of that: WarmSearchIndexes, runtime::SearchWarmer) and brought up to
+// date by the next search (records added since are appended); what changes a record's text (a
+// mailbox renamed) or removes one from the list (a domain removed) forgets the workspace's entry.
+// So writes cost nothing but that, and a world that grows by writes and is never searched (a
+// tenant's, a soak's) holds no index. Searches
 // run under the store's read lock, several at once: the cache has a lock of its own, held for a
 // search's catch-up and candidates. A read route brings the entry up to date before its search
 // in steps (CatchUp, app::Ctx::ReadInSteps), each a read transaction of its own, so a write
@@ -138,6 +140,9 @@ class WorkspaceTextSearch {
   // request, the index held every write for the whole build (1.3-2.2 s at 1 M mailboxes and
   // emails; ~10 s at 4.5 M).
   size_t CatchUp(const State& s, const std::string& workspace_id, std::string_view needle, size_t most) const;
+  // The same for whatever the next search looks for, when the workspace has `min_records` records
+  // or more (0 otherwise): the warm-up of a world's big workspaces (WarmSearchIndexes).
+  size_t CatchUp(const State& s, const std::string& workspace_id, size_t most, size_t min_records = 0) const;
 
   // A record's text changed, or one left the workspace's list: rebuilt when next searched.
   void Forget(const std::string& workspace_id);
@@ -186,8 +191,11 @@ class WorkspaceTextSearch {
 // search with it (State::ForgetEmailOrder), whose positions are in these lists.
 class EmailOrder {
  public:
+  static constexpr size_t kRun = 65536;  // keys sorted a step
   EmailOrder() = default;
-  EmailOrder(const EmailOrder&) {}
+  // `run`: keys sorted a step (tests make it small, to merge many runs).
+  explicit EmailOrder(size_t run) : run_(run > 0 ? run : 1) {}
+  EmailOrder(const EmailOrder& o) : run_(o.run_) {}
   EmailOrder& operator=(const EmailOrder&) {
     Clear();
     return *this;
@@ -205,9 +213,9 @@ class EmailOrder {
   // The workspace's list; nullptr when it holds no email. Valid until Clear (a writer's, under
   // the store's write lock: never during a search).
   const List* NewestFirst(const State& s, const std::string& workspace_id) const;
-  // Takes at most `most` more steps of the build (an email read, or one placed in its list; the
-  // sort is one step) and answers how many are left (0: built). A read route builds it so before
-  // a first search (app::Ctx::ReadInSteps): in one go, at 1 M emails, it held writes ~0.3 s.
+  // Takes at most `most` more steps of the build (an email read, a run of kRun keys sorted, or an
+  // email placed in its list) and answers how many are left (0: built). A read route builds it so
+  // before a first search (app::Ctx::ReadInSteps): in one go, at 1 M emails, it held writes ~0.3 s.
   size_t CatchUp(const State& s, size_t most) const;
   void Clear();
   // "" when the cache is what a fresh build gives.
@@ -215,22 +223,35 @@ class EmailOrder {
 
  private:
   // A build under way: every email's date, storage position and workspace, read in steps, then
-  // sorted at once (by value: no email is read by the sort), then placed in its workspace's list
-  // in steps. Emails are never changed once stored and what adds or removes any clears the build,
-  // so what it read stays true until it ends.
+  // sorted (by value: no email is read by the sort) a run of kRun keys a step, then the runs
+  // merged, each email placed in its workspace's list as the merge reaches it, in steps. Sorted
+  // whole in one step, 4.5 M emails held the store's read lock, and every write, ~0.5 s; a run is
+  // a few milliseconds. Emails are never changed once stored and what adds or removes any clears
+  // the build, so what it read stays true until it ends.
   struct Build {
     struct Key {
       std::int64_t date;  // Millis
       std::uint32_t at;  // position in State::emails
       std::uint32_t workspace;  // index in `workspaces`
     };
+    // The order of the lists: by workspace, newest first, of one date the later-stored first.
+    static bool Before(const Key& x, const Key& y) {
+      if (x.workspace != y.workspace) return x.workspace < y.workspace;
+      if (x.date != y.date) return x.date > y.date;
+      return x.at > y.at;
+    }
     std::vector<Key> keys;
     std::vector<const std::string*> workspaces;
     std::unordered_map<std::string_view, std::uint32_t> workspaceIndex;
-    bool sorted = false;
+    size_t sortedRuns = 0;
+    // The merge: per run not yet placed whole, {its next key, its end} (positions in keys), as a
+    // heap whose top holds the first key of the order; made when the last run is sorted.
+    std::vector<std::pair<size_t, size_t>> heads;
+    bool merging = false;
     size_t placed = 0;
   };
   size_t StepLocked(const State& s, size_t most) const;  // under mu_
+  size_t run_ = kRun;
   mutable std::mutex mu_;
   mutable bool built_ = false;
   mutable Build build_;

@@ -4,6 +4,7 @@
 // concurrent requests never lose an update: a wallet debit and its balance check happen under one
 // lock.
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -111,7 +112,7 @@ class Store {
 
    private:
     friend class Store;
-    explicit WriteTxn(Store& store) : store_(&store), lock_(store.mu_) {
+    explicit WriteTxn(Store& store) : store_(&store), lock_(store.LockForWrite()) {
       store.writer_.store(std::this_thread::get_id(), std::memory_order_relaxed);
       store.state_.earliestNewJobDue = kNoJobDue;
       store.state_.jobClock.clear();  // the instance clock unless the writer says whose
@@ -138,6 +139,22 @@ class Store {
     const ReadTxn txn = BeginRead();
     return f(txn.state());
   }
+  // The same for one step of a long piece of work done in read transactions, one per step (a
+  // search index built by a search's catch-up, app::Ctx::ReadInSteps, or ahead, SearchWarmer).
+  // The lock lets a reader in while a writer waits, so two such workers whose steps overlapped
+  // held it between them for as long as both ran, and a write waited for all of it (1.4 s at a
+  // million mailboxes, a first search beside the warm-up). Here one step runs at a time, and a
+  // step begins once no write is waiting (giving up on that after `defer`, so a steady stream of
+  // writes cannot stop the work): a write waits for at most about one step.
+  template <class F>
+  auto ReadStep(F&& f, std::chrono::milliseconds defer = std::chrono::milliseconds(1)) const {
+    RefuseNested("ReadStep");
+    std::lock_guard one_at_a_time(steps_mu_);
+    const auto give_up = std::chrono::steady_clock::now() + defer;
+    while (writers_waiting_.load(std::memory_order_relaxed) > 0 && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::yield();
+    return Read(std::forward<F>(f));
+  }
   template <class F>
   auto Write(F&& f) {
     WriteTxn txn = BeginWrite();
@@ -149,6 +166,10 @@ class Store {
   // (INT64_MIN: look again at everything). It runs with the write lock held, so it must only
   // signal, never lock the store. Set once, before the store is used by more than one thread.
   void SetJobsObserver(std::function<void(Millis)> observer) { jobs_observer_ = std::move(observer); }
+  // Called after Reset and Load replaced the state, outside the lock: a new world, whose search
+  // caches start empty (SearchWarmer builds them again). Set once, before the store is used by
+  // more than one thread.
+  void SetReplacedObserver(std::function<void()> observer) { replaced_observer_ = std::move(observer); }
 
   // Retention: every write transaction, reset and load ends with each log (events, deliveries,
   // notifications, wallet movements) cut to its newest `keep` entries; 0 keeps everything. Set once, before the
@@ -220,6 +241,7 @@ class Store {
       PersistAll();
     }
     Wake(INT64_MIN);
+    Replaced();
   }
 
   json Dump() const {
@@ -245,6 +267,9 @@ class Store {
     Replace(std::move(next));
   }
 
+  // Write transactions waiting for the lock (tests).
+  int WritesWaiting() const { return writers_waiting_.load(); }
+
   // Counts Reset() and Load(): work begun on one state (a webhook attempt in flight) compares it
   // before writing its result, so it never lands in the state that replaced it.
   std::uint64_t generation() const { return generation_.load(); }
@@ -266,7 +291,11 @@ class Store {
       PersistAll();
     }
     Wake(INT64_MIN);
+    Replaced();
     Discard(std::move(next));  // the old state, outside the lock
+  }
+  void Replaced() {
+    if (replaced_observer_) replaced_observer_();
   }
 
   // The whole state replaced (reset, load): written whole, in order with the transactions; the
@@ -300,6 +329,16 @@ class Store {
   }
 
   mutable std::shared_mutex mu_;
+  // Writes waiting for mu_ (ReadStep defers to them), and the lock that runs ReadStep's steps one
+  // at a time.
+  std::atomic<int> writers_waiting_{0};
+  mutable std::mutex steps_mu_;
+  std::unique_lock<std::shared_mutex> LockForWrite() {
+    writers_waiting_.fetch_add(1, std::memory_order_relaxed);
+    std::unique_lock lock(mu_);
+    writers_waiting_.fetch_sub(1, std::memory_order_relaxed);
+    return lock;
+  }
   // The thread holding mu_ exclusively through a WriteTxn, if any: only to refuse a nested
   // transaction loudly (RefuseNested); nothing else depends on it.
   std::atomic<std::thread::id> writer_{};
@@ -314,6 +353,7 @@ class Store {
   std::mutex discard_mu_;
   std::thread discarder_;  // the one freeing a big state, if any
   std::function<void(Millis)> jobs_observer_;
+  std::function<void()> replaced_observer_;
   Persister* persister_ = nullptr;  // --data-dir; null in memory
   size_t keep_logs_ = 0;            // SetLogRetention
 };

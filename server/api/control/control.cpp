@@ -28,10 +28,15 @@ void ResetAll(app::Services& svc) {
 }
 
 app::Reply SimHealth(app::Ctx& ctx) {
+  // Whether the big workspaces' search indexes are built yet (--warm-indexes): a benchmark or a
+  // test of search latency waits for ready; emsim serves meanwhile, a search builds what it needs.
+  const runtime::SearchWarmer::Status indexes =
+      ctx.svc.searchWarmer ? ctx.svc.searchWarmer->status() : runtime::SearchWarmer::Status{};
   return app::Json({{"status", "ok"},
                     {"version", EMSIM_VERSION},
                     {"now", model::FormatIso(ctx.svc.clock.Now())},
-                    {"shard", ctx.svc.options.shardId}});
+                    {"shard", ctx.svc.options.shardId},
+                    {"searchIndexes", {{"ready", indexes.ready}, {"left", indexes.left}}}});
 }
 
 app::Reply SimReset(app::Ctx& ctx) {

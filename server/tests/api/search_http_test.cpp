@@ -145,3 +145,46 @@ TEST(SearchEmails, ReadsDoNotChangeTheState) {
 
 }  // namespace
 }  // namespace emsim::testing
+
+namespace emsim::testing {
+namespace {
+
+// --warm-indexes: workspaces that big have their indexes built once the world is there and again
+// after a reset, and GET /_sim/health says when (the default fixture's ws_northwind: 76 mailboxes,
+// 14 domains).
+TEST(SearchWarmup, BigWorkspacesAreIndexedAtTheStartAndAfterAResetAndHealthSaysWhen) {
+  auto indexed = [](TestServer& server) {
+    return server.svc().store.Read([](const model::State& s) {
+      return std::to_string(s.mailboxSearch.Workspaces()) + " " + std::to_string(s.domainSearch.Workspaces());
+    });
+  };
+  app::Options o;
+  o.warmIndexes = 50;
+  TestServer server(o);
+  server.svc().searchWarmer->AwaitReady();
+  auto health = server.Get("/_sim/health", "");
+  ASSERT_EQ(health.status, 200);
+  EXPECT_EQ(health.body["searchIndexes"], json({{"ready", true}, {"left", 0}}));
+  EXPECT_EQ(indexed(server), "1 0");  // ws_northwind's mailboxes, not its 14 domains
+
+  ASSERT_EQ(server.Post("/_sim/reset", json::object(), "").status, 200);
+  server.svc().searchWarmer->AwaitReady();
+  EXPECT_EQ(indexed(server), "1 0");
+
+  // The default (10,000) leaves a workspace of this size to its first search.
+  TestServer plain;
+  plain.svc().searchWarmer->AwaitReady();
+  EXPECT_EQ(plain.Get("/_sim/health", "").body["searchIndexes"], json({{"ready", true}, {"left", 0}}));
+  EXPECT_EQ(indexed(plain), "0 0");
+  // Both answer a search alike: the index built ahead holds what the first search's build holds.
+  for (const char* contains : {"SALES@", "north", "zz9"}) {
+    auto a = server.Get(std::string("/v1/mailbox/list?contains=") + contains);
+    auto b = plain.Get(std::string("/v1/mailbox/list?contains=") + contains);
+    ASSERT_EQ(a.status, 200) << a.raw;
+    EXPECT_EQ(a.body["data"], b.body["data"]) << contains;
+  }
+  EXPECT_EQ(indexed(plain), "1 0");
+}
+
+}  // namespace
+}  // namespace emsim::testing

@@ -18,6 +18,7 @@
 #include "fixture/fixture_gen.hpp"
 #include "fixture/fixtures.hpp"
 #include "runtime/journal.hpp"
+#include "runtime/search_warmer.hpp"
 #include "tests/support/test_server.hpp"
 
 namespace emsim {
@@ -419,6 +420,113 @@ TEST(StateIndexes, AnIndexBuiltInStepsIsTheIndexOneBuildMakes) {
   auto again = model::SearchEmails(s, caller, q);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->page.totalSearchedCount, theirs->page.totalSearchedCount);
+}
+
+// Three workspaces of 100 mailboxes, 34 domains and 200 emails each: with 100 records of a kind
+// as the threshold, the mailbox and email indexes of every workspace are built ahead, in steps,
+// and the domains' (34) are left to their first search.
+fixture::GenerateOptions ThreeWorkspaces() {
+  fixture::GenerateOptions o;
+  o.mailboxes = 300;
+  o.accounts = 3;
+  o.mailboxesPerDomain = 3;
+  o.emailsPerMailbox = 2;
+  return o;
+}
+
+TEST(StateIndexes, WarmingBuildsTheBigWorkspacesIndexesAsTheirFirstSearchWould) {
+  model::State s = Generated(ThreeWorkspaces());
+  const model::Caller caller{"acc_gen_00002", "ws_gen_00002"};
+  ASSERT_EQ(s.mailboxesByWorkspace.at("ws_gen_00002").size(), 100u);
+  ASSERT_EQ(s.domainsByWorkspace.at("ws_gen_00002").size(), 34u);
+
+  // Above every workspace's size: nothing is built, not even the email order.
+  EXPECT_EQ(model::WarmSearchIndexes(s, 10000, 64), 0u);
+  EXPECT_EQ(s.mailboxSearch.Workspaces() + s.domainSearch.Workspaces() + s.emailSearch.Workspaces(), 0u);
+  EXPECT_GT(s.emailOrder.CatchUp(s, 0), 0u);
+
+  // In steps of 64, each leaving less than the one before, until nothing is left.
+  std::vector<size_t> left;
+  for (size_t l = model::WarmSearchIndexes(s, 100, 64);; l = model::WarmSearchIndexes(s, 100, 64)) {
+    left.push_back(l);
+    if (l == 0 || left.size() > 200) break;
+  }
+  ASSERT_EQ(left.back(), 0u);
+  for (size_t i = 1; i < left.size(); ++i) EXPECT_LT(left[i], left[i - 1]) << "step " << i;
+  // 300 mailboxes, then the email order (600 emails read, one sort, 600 placed), then 600 emails
+  // indexed: ~2,100 steps' worth in steps of 64, none much larger (a step ends an index and goes
+  // on to the next with what is left of its budget).
+  EXPECT_GE(left.size(), 2100u / 64);
+  EXPECT_LE(left.size(), 2100u / 64 + 4);
+  EXPECT_EQ(s.mailboxSearch.Workspaces(), 3u);
+  EXPECT_EQ(s.emailSearch.Workspaces(), 3u);
+  EXPECT_EQ(s.domainSearch.Workspaces(), 0u);
+  EXPECT_EQ(model::IndexProblems(s), "");
+
+  // A search finds its index up to date; the domains' first search still builds theirs.
+  EXPECT_EQ(model::CatchUpMailboxSearch(s, caller, "gen-00000", 1), 0u);
+  model::EmailQuery q;
+  q.q = "note contact2";  // every snippet has "note"; ws_gen_00002 holds contact200-399
+  EXPECT_EQ(model::CatchUpEmailSearch(s, caller, q, 1), 0u);
+  EXPECT_EQ(model::CatchUpDomainSearch(s, caller, "gen", 1), 33u);
+
+  // And answers as a world whose searches built their own indexes.
+  const model::State fresh = Generated(ThreeWorkspaces());
+  for (const std::string needle : {"gen-00000", "0000012", "EXAMPLE.COM", "zz9"}) {
+    auto a = model::ListMailboxes(s, caller, needle, 1), b = model::ListMailboxes(fresh, caller, needle, 1);
+    EXPECT_EQ(a.page.totalSearchedCount, b.page.totalSearchedCount) << needle;
+    EXPECT_EQ(a.domains.size(), b.domains.size()) << needle;
+  }
+  auto mine = model::SearchEmails(s, caller, q), theirs = model::SearchEmails(fresh, caller, q);
+  ASSERT_TRUE(mine.ok() && theirs.ok());
+  EXPECT_GT(theirs->page.totalSearchedCount, 0);
+  EXPECT_EQ(mine->page.totalSearchedCount, theirs->page.totalSearchedCount);
+  ASSERT_EQ(mine->emails.size(), theirs->emails.size());
+  for (size_t i = 0; i < mine->emails.size(); ++i) EXPECT_EQ(mine->emails[i]->id, theirs->emails[i]->id);
+  EXPECT_EQ(model::WarmSearchIndexes(s, 100, 64), 0u);  // up to date: nothing to do
+}
+
+// The warmer builds them on a thread of its own when kicked (emsim's start), and again for every
+// world that replaces the one it built them for (reset, state load): those start with no index.
+TEST(SearchWarmer, BuildsAtTheKickAndAgainForEveryWorldThatReplacesIt) {
+  auto indexed = [](const runtime::Store& store) {
+    return store.Read([](const model::State& s) {
+      return std::to_string(s.mailboxSearch.Workspaces()) + " " + std::to_string(s.domainSearch.Workspaces()) + " " +
+             std::to_string(s.emailSearch.Workspaces());
+    });
+  };
+  runtime::Store store(Generated(ThreeWorkspaces()));
+  runtime::SearchWarmer warmer(store, 100);
+  store.SetReplacedObserver([&] { warmer.Kick(); });
+  EXPECT_TRUE(warmer.status().ready);
+  EXPECT_EQ(indexed(store), "0 0 0");  // nothing before the kick
+
+  warmer.Kick();
+  warmer.AwaitReady();
+  EXPECT_TRUE(warmer.status().ready);
+  EXPECT_EQ(warmer.status().left, 0u);
+  EXPECT_EQ(indexed(store), "3 0 3");
+  EXPECT_EQ(store.Read([](const model::State& s) { return model::IndexProblems(s); }), "");
+
+  store.Reset();  // the world the store began with, as a copy: no index of its own
+  warmer.AwaitReady();
+  EXPECT_EQ(indexed(store), "3 0 3");
+
+  fixture::GenerateOptions bigger = ThreeWorkspaces();
+  bigger.mailboxesPerDomain = 2;  // 50 domains a workspace: below 100 still
+  bigger.emailsPerMailbox = 0;
+  store.Load(Generated(bigger));
+  warmer.AwaitReady();
+  EXPECT_EQ(indexed(store), "3 0 0");
+  EXPECT_EQ(store.Read([](const model::State& s) { return model::IndexProblems(s); }), "");
+
+  // Off: a kick builds nothing and nothing waits.
+  runtime::Store other(Generated(ThreeWorkspaces()));
+  runtime::SearchWarmer off(other, 0);
+  off.Kick();
+  off.AwaitReady();
+  EXPECT_TRUE(off.status().ready);
+  EXPECT_EQ(indexed(other), "0 0 0");
 }
 
 TEST(FixtureGenerate, TheGenerateMappingAndTheExpandedYamlGiveTheSameState) {

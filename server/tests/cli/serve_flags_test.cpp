@@ -37,7 +37,7 @@ TEST(ServeFlags, EnvNameIsTheFlagInCapitals) {
 TEST(ServeFlags, VariablesConfigureWhatFlagsDo) {
   FakeEnv env{{{"EMSIM_PORT", "0"}, {"EMSIM_CLOCK", "manual"}, {"EMSIM_SEED", "7"}, {"EMSIM_DATA_DIR", "/tmp/d"},
                {"EMSIM_ADMIN_TOKEN", "tok"}, {"EMSIM_WEBHOOK_INSECURE", "true"}, {"EMSIM_MAX_CONNECTIONS", "9"},
-               {"EMSIM_LOG_FORMAT", "json"}, {"EMSIM_LOG_LEVEL", "warn"}}};
+               {"EMSIM_LOG_FORMAT", "json"}, {"EMSIM_LOG_LEVEL", "warn"}, {"EMSIM_WARM_INDEXES", "0"}}};
   const app::Options o = ParseServeFlags({}, env.Get());
   EXPECT_EQ(o.port, 0);
   EXPECT_EQ(o.clockMode, runtime::ClockMode::kManual);
@@ -48,6 +48,8 @@ TEST(ServeFlags, VariablesConfigureWhatFlagsDo) {
   EXPECT_EQ(o.maxConnections, 9);
   EXPECT_EQ(o.logFormat, "json");
   EXPECT_EQ(o.logLevel, "warn");
+  EXPECT_EQ(o.warmIndexes, 0u);
+  EXPECT_EQ(ParseServeFlags({"--warm-indexes", "250"}, FakeEnv{}.Get()).warmIndexes, 250u);
 }
 
 // The shard becomes part of every minted key and of proxies' backend names: letters and digits
@@ -81,6 +83,7 @@ TEST(ServeFlags, DefaultsWithNothingSet) {
   EXPECT_EQ(o.host, d.host);
   EXPECT_EQ(o.clockMode, d.clockMode);
   EXPECT_EQ(o.retainEvents, d.retainEvents);
+  EXPECT_EQ(o.warmIndexes, 10000u);
   EXPECT_FALSE(o.signWithSimulatedTime);
   EXPECT_EQ(o.logLevel, "info");
 }
@@ -96,6 +99,7 @@ TEST(ServeFlags, BadValuesNameWhereTheyCameFrom) {
   EXPECT_NE(FlagErrorOf({"--bogus", "1"}).find("unknown flag '--bogus'"), std::string::npos);
   EXPECT_NE(FlagErrorOf({"--port"}).find("--port needs a value"), std::string::npos);
   EXPECT_NE(FlagErrorOf({"--log-level", "loud"}).find("debug, info, warn or error"), std::string::npos);
+  EXPECT_NE(FlagErrorOf({"--warm-indexes", "many"}).find("--warm-indexes needs a non-negative whole number"), std::string::npos);
   EXPECT_NE(FlagErrorOf({"--max-connections", "0"}).find("--max-connections must be 1..100000"), std::string::npos);
 }
 

@@ -277,6 +277,50 @@ TEST(SearchEmails, TheIndexAndTheOrderAnswerAsAScanSortedNewestFirst) {
   check("after removals");
 }
 
+// The email order built in steps, its keys sorted a run a step and the runs merged as emails are
+// placed, is the order one step builds: many runs of 7 keys against one run of them all, both the
+// newest first (equal dates: the later-stored first), every step leaving less than the one before.
+TEST(EmailOrder, SortedInRunsAndMergedItIsTheOrderOfOneSort) {
+  std::mt19937 rng(11);
+  State s;
+  for (int i = 0; i < 600; ++i) {
+    Email e;
+    e.id = "eml_" + std::to_string(i);
+    e.accountId = "acc_a";
+    e.workspaceId = i % 3 == 0 ? "ws_other" : i % 7 == 0 ? "ws_third" : "ws_a";
+    e.date = At("2025-12-01T00:00:00.000Z") + static_cast<Millis>(rng() % 40) * kSecond;  // many equal dates
+    s.emails.Insert(e);
+  }
+  EmailOrder runs(7), whole(600);
+  std::vector<size_t> left;
+  for (size_t l = runs.CatchUp(s, 5);; l = runs.CatchUp(s, 5)) {
+    left.push_back(l);
+    if (l == 0 || left.size() > 1000) break;
+  }
+  ASSERT_EQ(left.back(), 0u);
+  for (size_t i = 1; i < left.size(); ++i) EXPECT_LT(left[i], left[i - 1]) << "step " << i;
+  // 600 keys read, 86 runs sorted, 600 emails placed: 1,286 steps of at most 5.
+  EXPECT_EQ(left.size(), (600u + 86u + 600u + 4u) / 5u);
+  EXPECT_EQ(whole.CatchUp(s, SIZE_MAX), 0u);
+  for (const char* ws : {"ws_a", "ws_other", "ws_third"}) {
+    const EmailOrder::List* a = runs.NewestFirst(s, ws);
+    const EmailOrder::List* b = whole.NewestFirst(s, ws);
+    ASSERT_TRUE(a && b) << ws;
+    EXPECT_EQ(*a, *b) << ws;
+    // Newest first; of one date, the later-stored first.
+    for (size_t i = 1; i < a->rows.size(); ++i) {
+      const Email& x = *a->rows[i - 1];
+      const Email& y = *a->rows[i];
+      const int stored_x = std::stoi(x.id.substr(4)), stored_y = std::stoi(y.id.substr(4));
+      EXPECT_TRUE(x.date > y.date || (x.date == y.date && stored_x > stored_y)) << ws << " at " << i;
+      EXPECT_EQ(x.workspaceId, ws);
+    }
+  }
+  EXPECT_EQ(runs.NewestFirst(s, "ws_a")->rows.size() + runs.NewestFirst(s, "ws_other")->rows.size() +
+                runs.NewestFirst(s, "ws_third")->rows.size(),
+            600u);
+}
+
 // The ordered searches the index intersects its lists with (WorkspaceTextSearch) answer what
 // std::lower_bound answers from any start, for values before, inside, between and past a list's.
 TEST(GallopTo, FindsWhatLowerBoundFindsFromAnyStart) {
