@@ -21,8 +21,8 @@ bool AnyEquals(const std::vector<std::string>& values, const std::string& want_l
 }
 
 bool MatchesTerm(const Email& e, const std::string& term) {
-  return ContainsFolded(e.subject, term) || ContainsFolded(e.snippet, term) || AnyAddressContains(e.from, term) ||
-         AnyAddressContains(e.to, term);
+  return AnyAddressContains(e.from, term) || AnyAddressContains(e.to, term) || ContainsFolded(e.subject, term) ||
+         ContainsFolded(e.snippet, term);
 }
 
 std::vector<std::string> TermsOf(const EmailQuery& q) {
