@@ -91,14 +91,14 @@ struct Ctx {
     return svc.store.Read(std::forward<F>(f));
   }
   // Runs `step` (const model::State& -> how much is left to do) in read transactions of its own
-  // (runtime::Store::ReadStep: one step at a time, after any waiting write) until it answers 0, the request's read transaction let go meanwhile and opened again after:
-  // a long preparation (a big workspace's first search building its index,
-  // model::WorkspaceTextSearch::CatchUp) then holds writes up for a step at a time, not for its
-  // whole length. What was authenticated stays as it was; when steps were taken, the handler's
-  // next Read sees the state as it is then. In a write transaction, which cannot be let go, it
-  // does nothing: the work is left to the handler's own call. When steps stop making progress
-  // (records added faster than a step takes them, or the work begun again: a record renamed), a
-  // few are allowed, then the handler's call does the rest.
+  // (runtime::Store::ReadStep: one step at a time, after any waiting write) until it answers 0, the
+  // request's read transaction let go meanwhile and opened again after: a long preparation (a big
+  // workspace's first search building its index, model::WorkspaceTextSearch::CatchUp) then holds
+  // writes up for a step at a time, not for its whole length. What was authenticated stays as it
+  // was; when steps were taken, the handler's next Read sees the state as it is then. In a write
+  // transaction, which cannot be let go, it does nothing: the work is left to the handler's own
+  // call. When steps stop making progress (records added faster than a step takes them, or the work
+  // begun again: a record renamed), a few are allowed, then the handler's call does the rest.
   template <class F>
   void ReadInSteps(F&& step) {
     if (writeTxn && writeTxn->open()) return;

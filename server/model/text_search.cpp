@@ -341,10 +341,9 @@ size_t EmailOrder::StepLocked(const State& s, size_t most) const {
   const auto later = [&b](const std::pair<size_t, size_t>& x, const std::pair<size_t, size_t>& y) {
     return Build::Before(b.keys[y.first], b.keys[x.first]);  // a max-heap of "later": the first on top
   };
-  if (!b.merging) {
+  if (b.placed == 0 && b.heads.empty()) {  // the merge not begun (once begun, empty only when done)
     for (size_t r = 0; r < runs; ++r) b.heads.emplace_back(r * run_, std::min(n, (r + 1) * run_));
     std::make_heap(b.heads.begin(), b.heads.end(), later);
-    b.merging = true;
   }
   for (; most > 0 && b.placed < n; --most, ++b.placed) {
     std::pop_heap(b.heads.begin(), b.heads.end(), later);

@@ -245,9 +245,8 @@ class EmailOrder {
     std::unordered_map<std::string_view, std::uint32_t> workspaceIndex;
     size_t sortedRuns = 0;
     // The merge: per run not yet placed whole, {its next key, its end} (positions in keys), as a
-    // heap whose top holds the first key of the order; made when the last run is sorted.
+    // heap whose top holds the first key of the order; made when the first email is placed.
     std::vector<std::pair<size_t, size_t>> heads;
-    bool merging = false;
     size_t placed = 0;
   };
   size_t StepLocked(const State& s, size_t most) const;  // under mu_

@@ -205,7 +205,7 @@ class Store {
   // `write_whole`: queue the whole state first (a new data directory).
   void Persist(Persister& p, bool write_whole) {
     AwaitBaseline();  // the baseline copy reads the state this changes
-    std::unique_lock lock(mu_);
+    const auto lock = LockForWrite();
     Persister::Track(state_);
     persister_ = &p;
     if (write_whole) p.CollectAll(state_);
@@ -234,13 +234,12 @@ class Store {
       return;
     }
     {
-      std::unique_lock lock(mu_);
+      const auto lock = LockForWrite();
       state_ = *baseline_;  // copy-assigned in place: the records' buffers are reused, nothing is freed
       state_.TrimLogs(keep_logs_);
       ++generation_;
       PersistAll();
     }
-    Wake(INT64_MIN);
     Replaced();
   }
 
@@ -284,17 +283,19 @@ class Store {
 
   void Replace(State next) {
     {
-      std::unique_lock lock(mu_);
+      const auto lock = LockForWrite();
       std::swap(state_, next);
       state_.TrimLogs(keep_logs_);
       ++generation_;
       PersistAll();
     }
-    Wake(INT64_MIN);
     Replaced();
     Discard(std::move(next));  // the old state, outside the lock
   }
+  // After Reset or Load, outside the lock: the scheduler looks again at every job, the observer
+  // learns of the new world.
   void Replaced() {
+    Wake(INT64_MIN);
     if (replaced_observer_) replaced_observer_();
   }
 
@@ -329,7 +330,8 @@ class Store {
   }
 
   mutable std::shared_mutex mu_;
-  // Writes waiting for mu_ (ReadStep defers to them), and the lock that runs ReadStep's steps one
+  // Writes waiting for mu_ (ReadStep defers to them; every exclusive lock is taken through
+  // LockForWrite, so a reset or a load counts too), and the lock that runs ReadStep's steps one
   // at a time.
   std::atomic<int> writers_waiting_{0};
   mutable std::mutex steps_mu_;
