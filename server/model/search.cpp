@@ -1,6 +1,7 @@
 #include "model/search.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <sstream>
 
 #include "core/text.hpp"
@@ -42,6 +43,57 @@ std::string_view IndexNeedle(const std::string& subject, const std::string& from
   for (const std::string& t : terms)
     if (t.size() > needle.size()) needle = t;
   return needle;
+}
+
+// Checking a candidate reads its row, the row's address lists and their texts: four places on
+// the heap, far apart, each a cache miss, one after the other (a profile of a selective search,
+// `q=contact42@` at 1 M emails: 46% of its time in the term check, 97% of that waiting for those
+// loads). So each level of a candidate is asked for kAhead candidates before the level below it
+// is read, and the candidate is checked kAhead after its last level: the loads of several
+// candidates overlap. (A term not in the addresses is looked for in the subject and the
+// snippet: fetched too.)
+constexpr size_t kAhead = 8;
+
+inline void Prefetch(const void* p) { __builtin_prefetch(p); }
+
+void PrefetchTexts(const std::vector<Address>& list) {
+  for (const auto& a : list) {
+    Prefetch(a.address.data());
+    Prefetch(a.name.data());
+  }
+}
+
+// Calls `check` with the position in `rows` of each of `count` candidates, `position(i)` the
+// i-th, in order, having fetched ahead what MatchesTerm reads of them, and with `flags` the end
+// of the row too (the folder, labels and flags a filter may compare first).
+template <class Position, class Check>
+void CheckAhead(const std::vector<const Email*>& rows, size_t count, bool flags, Position&& position,
+                    Check&& check) {
+  constexpr size_t d = kAhead;
+  for (size_t i = 0; i < count + 4 * d; ++i) {
+    if (i < count) Prefetch(&rows[position(i)]);
+    if (i >= d && i - d < count) {
+      const Email* e = rows[position(i - d)];
+      Prefetch(&e->subject);
+      Prefetch(&e->snippet);
+      Prefetch(&e->from);
+      Prefetch(&e->to);
+      if (flags) Prefetch(&e->isRead);
+    }
+    if (i >= 2 * d && i - 2 * d < count) {
+      const Email& e = *rows[position(i - 2 * d)];
+      Prefetch(e.from.data());
+      Prefetch(e.to.data());
+    }
+    if (i >= 3 * d && i - 3 * d < count) {
+      const Email& e = *rows[position(i - 3 * d)];
+      PrefetchTexts(e.from);
+      PrefetchTexts(e.to);
+      Prefetch(e.subject.data());
+      Prefetch(e.snippet.data());
+    }
+    if (i >= 4 * d) check(position(i - 4 * d));
+  }
 }
 
 }  // namespace
@@ -105,9 +157,9 @@ Result<EmailSearchView> SearchEmails(const State& s, const Caller& caller, const
       return false;
     return std::all_of(terms.begin(), terms.end(), [&](const std::string& t) { return MatchesTerm(e, t); });
   };
-  const bool filtered = !account.empty() || !folder.empty() || !label.empty() || q.isRead || q.isStarred ||
-                        q.hasAttachments || q.after || q.before || !subject.empty() || !from.empty() || !to.empty() ||
-                        !terms.empty();
+  const bool flags = !folder.empty() || !label.empty() || q.isRead || q.isStarred || q.hasAttachments;
+  const bool filtered = flags || !account.empty() || q.after || q.before || !subject.empty() || !from.empty() ||
+                        !to.empty() || !terms.empty();
   // The workspace's emails newest first (State::emailOrder: sorted once, not per search), each
   // read at its position (EmailOrder::List's rows), never found by its id.
   const EmailOrder::List* in_order = s.emailOrder.NewestFirst(s, caller.workspaceId);
@@ -126,8 +178,12 @@ Result<EmailSearchView> SearchEmails(const State& s, const Caller& caller, const
   // Without one of three bytes or more, or with one most emails may match, every email of the
   // workspace is checked, in order.
   const std::string_view needle = IndexNeedle(subject, from, to, terms);
-  if (!s.emailSearch.ForEachCandidateAt(s, caller.workspaceId, needle, check_at))
-    for (size_t at = 0; at < rows.size(); ++at) check_at(at);
+  std::vector<std::uint32_t> candidates;
+  if (s.emailSearch.ForEachCandidateAt(s, caller.workspaceId, needle,
+                                       [&](size_t at) { candidates.push_back(static_cast<std::uint32_t>(at)); }))
+    CheckAhead(rows, candidates.size(), flags, [&](size_t i) { return candidates[i]; }, check_at);
+  else
+    CheckAhead(rows, rows.size(), flags, [](size_t i) { return i; }, check_at);
   view.page = Paginate(static_cast<std::int64_t>(matching.size()), q.page, q.limit);
   view.emails.assign(matching.begin() + view.page.begin, matching.begin() + view.page.end);
   return view;
