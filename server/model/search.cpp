@@ -67,32 +67,32 @@ void PrefetchTexts(const std::vector<Address>& list) {
 // i-th, in order, having fetched ahead what MatchesTerm reads of them, and with `flags` the end
 // of the row too (the folder, labels and flags a filter may compare first).
 template <class Position, class Check>
-void CheckAhead(const std::vector<const Email*>& rows, size_t count, bool flags, Position&& position,
-                    Check&& check) {
-  constexpr size_t d = kAhead;
-  for (size_t i = 0; i < count + 4 * d; ++i) {
+void CheckAhead(const std::vector<const Email*>& rows, size_t count, bool flags, Position&& position, Check&& check) {
+  // The row of the candidate `levels` times kAhead before the i-th, or null when there is none.
+  auto behind = [&](size_t i, size_t levels) -> const Email* {
+    const size_t back = levels * kAhead;
+    return i >= back && i - back < count ? rows[position(i - back)] : nullptr;
+  };
+  for (size_t i = 0; i < count + 4 * kAhead; ++i) {
     if (i < count) Prefetch(&rows[position(i)]);
-    if (i >= d && i - d < count) {
-      const Email* e = rows[position(i - d)];
+    if (const Email* e = behind(i, 1)) {
       Prefetch(&e->subject);
       Prefetch(&e->snippet);
       Prefetch(&e->from);
       Prefetch(&e->to);
       if (flags) Prefetch(&e->isRead);
     }
-    if (i >= 2 * d && i - 2 * d < count) {
-      const Email& e = *rows[position(i - 2 * d)];
-      Prefetch(e.from.data());
-      Prefetch(e.to.data());
+    if (const Email* e = behind(i, 2)) {
+      Prefetch(e->from.data());
+      Prefetch(e->to.data());
     }
-    if (i >= 3 * d && i - 3 * d < count) {
-      const Email& e = *rows[position(i - 3 * d)];
-      PrefetchTexts(e.from);
-      PrefetchTexts(e.to);
-      Prefetch(e.subject.data());
-      Prefetch(e.snippet.data());
+    if (const Email* e = behind(i, 3)) {
+      PrefetchTexts(e->from);
+      PrefetchTexts(e->to);
+      Prefetch(e->subject.data());
+      Prefetch(e->snippet.data());
     }
-    if (i >= 4 * d) check(position(i - 4 * d));
+    if (i >= 4 * kAhead) check(position(i - 4 * kAhead));
   }
 }
 
