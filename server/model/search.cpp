@@ -178,10 +178,8 @@ Result<EmailSearchView> SearchEmails(const State& s, const Caller& caller, const
   // Without one of three bytes or more, or with one most emails may match, every email of the
   // workspace is checked, in order.
   const std::string_view needle = IndexNeedle(subject, from, to, terms);
-  std::vector<std::uint32_t> candidates;
-  if (s.emailSearch.ForEachCandidateAt(s, caller.workspaceId, needle,
-                                       [&](size_t at) { candidates.push_back(static_cast<std::uint32_t>(at)); }))
-    CheckAhead(rows, candidates.size(), flags, [&](size_t i) { return candidates[i]; }, check_at);
+  if (const auto candidates = s.emailSearch.CandidatesAt(s, caller.workspaceId, needle))
+    CheckAhead(rows, candidates->size(), flags, [&](size_t i) { return (*candidates)[i]; }, check_at);
   else
     CheckAhead(rows, rows.size(), flags, [](size_t i) { return i; }, check_at);
   view.page = Paginate(static_cast<std::int64_t>(matching.size()), q.page, q.limit);

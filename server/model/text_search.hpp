@@ -27,6 +27,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -128,9 +129,10 @@ class WorkspaceTextSearch {
   // is faster (the caller scans).
   bool ForEachCandidate(const State& s, const std::string& workspace_id, std::string_view needle_lower,
                         const std::function<void(const std::string& id)>& candidate) const;
-  // The same, each candidate given as its position in the workspace's ids.
-  bool ForEachCandidateAt(const State& s, const std::string& workspace_id, std::string_view needle_lower,
-                          const std::function<void(size_t position)>& candidate) const;
+  // The same candidates as their positions in the workspace's ids, in order; none (nullopt) when
+  // the caller scans. A list rather than a call each: the email search reads its candidates ahead.
+  std::optional<std::vector<std::uint32_t>> CandidatesAt(const State& s, const std::string& workspace_id,
+                                                         std::string_view needle_lower) const;
 
   // For a search of `needle` (as ForEachCandidate takes it): indexes at most `most` more of the
   // workspace's records and answers how many are still not indexed (0: up to date, no record, or
