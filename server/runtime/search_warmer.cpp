@@ -47,7 +47,6 @@ void SearchWarmer::Run() {
   for (;;) {
     cv_.wait(lock, [this] { return stop_ || asked_; });
     if (stop_) return;
-    asked_ = false;
     building_ = true;
     left_.store(0, std::memory_order_relaxed);  // not known before the first step
     size_t left = 1, steps = 0;
