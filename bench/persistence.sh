@@ -62,6 +62,14 @@ for mode in memory full process; do
   ticks[$mode]=0; reqs[$mode]=0; rounds_of[$mode]=""; p99[$mode]=""
 done
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# "changeSets batches" of a durable server, from GET /_sim/health: their ratio over the rounds is
+# how many requests one commit carried (group commit).
+commits() {
+  curl -s "http://127.0.0.1:$1/_sim/health" |
+    python3 -c 'import json, sys; p = json.load(sys.stdin)["persistence"]; print(p["changeSets"], p["batches"])'
+}
+declare -A commits_before
+for mode in full process; do commits_before[$mode]=$(commits "${port_of[$mode]}"); done
 for round in $(seq 1 "${BENCH_ROUNDS:-3}"); do
   for mode in memory full process; do
     t0=$(cpu_ticks "${pid_of[$mode]}")
@@ -76,6 +84,12 @@ for round in $(seq 1 "${BENCH_ROUNDS:-3}"); do
   done
 done
 median() { tr ' ' '\n' <<<"$1" | grep . | sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+declare -A per_commit
+for mode in full process; do
+  read -r sets0 batches0 <<<"${commits_before[$mode]}"
+  read -r sets1 batches1 <<<"$(commits "${port_of[$mode]}")"
+  per_commit[$mode]=$(awk -v s=$((sets1 - sets0)) -v b=$((batches1 - batches0)) 'BEGIN {printf "%.1f", b ? s / b : 0}')
+done
 declare -A cpu_us
 for mode in memory full process; do
   rps[$mode]=$(median "${rounds_of[$mode]}")
@@ -134,6 +148,7 @@ POST /v2/placement-tests/purchase (MONTHLY, valid), wrk -t2 -c32 -d$duration, cl
 | stateful POST, --data-dir (synchronous=FULL) | ${rps[full]} req/s, p99 ${p99[full]} ms ($(pct "${rps[full]}" "${rps[memory]}") of memory); rounds:${rounds_of[full]} | ≥ 50% | $(awk -v a="${rps[full]}" -v b="${rps[memory]}" 'BEGIN {print (a >= b / 2) ? "yes" : "no"}') |
 | stateful POST, --durability process (NORMAL) | ${rps[process]} req/s, p99 ${p99[process]} ms ($(pct "${rps[process]}" "${rps[memory]}") of memory); rounds:${rounds_of[process]} | ≥ 80% | $(awk -v a="${rps[process]}" -v b="${rps[memory]}" 'BEGIN {print (a >= b * 0.8) ? "yes" : "no"}') |
 | emsim's CPU per purchase (all rounds) | memory ${cpu_us[memory]} us, full ${cpu_us[full]} us, process ${cpu_us[process]} us | | |
+| requests per commit (GET /_sim/health: changeSets / batches) | full ${per_commit[full]}, process ${per_commit[process]} | | |
 | bytes on disk per purchase | $(( bytes / purchases )) B with the WAL, $(( bytes_checkpointed / purchases )) B checkpointed ($purchases purchases) | | |
 | start, new data dir, 100k mailboxes (world written) | ${new_ms} ms | | |
 | restart, 100k mailboxes (world read back) | ${restart_ms} ms ($(( big_bytes / 1048576 )) MiB file; $restart_detail) | < 1 s | $( [ "$restart_ms" -lt 1000 ] && echo yes || echo no) |

@@ -1035,6 +1035,12 @@ void Persister::OnDurable(std::uint64_t ticket, std::function<void(bool)> done) 
   done(committed_.load(std::memory_order_acquire) >= ticket);
 }
 
+Persister::Stats Persister::stats() {
+  std::lock_guard lock(mu_);
+  return {batches_committed_, change_sets_committed_, rows_written_.load(std::memory_order_relaxed),
+          wal_frames_.load(std::memory_order_relaxed), failed_};
+}
+
 void Persister::RunDue(bool failed) {
   std::vector<std::pair<std::uint64_t, std::function<void(bool)>>> due;
   {
@@ -1171,7 +1177,13 @@ void Persister::WriterLoop() {
       failed_ = error;
       failed_flag_.store(true);
     }
-    if (error.empty()) committed_.store(batch.back().ticket, std::memory_order_release);
+    if (error.empty()) {
+      committed_.store(batch.back().ticket, std::memory_order_release);
+      ++batches_committed_;
+      // Tickets a read asked for (Ticket, with nothing queued) carry nothing: not counted.
+      for (const auto& p : batch)
+        change_sets_committed_ += p.changes.replace || !p.changes.rows.empty() || !p.changes.meta.empty();
+    }
     batches_done_.fetch_add(1, std::memory_order_release);
     batches_done_.notify_all();
     const bool failed = failed_flag_.load();

@@ -179,6 +179,18 @@ class Persister {
   // Record rows put or deleted so far (not counting the scalar parts, trims and clearings).
   std::uint64_t RowsWritten() const { return rows_written_.load(std::memory_order_relaxed); }
   bool Failed() const { return failed_flag_.load(); }
+  // What the writer has done since this emsim started, for GET /_sim/health: a long-running emsim's
+  // owner sees that its writes reach the file, how many requests a commit carries, and, once the
+  // disk has refused a batch, why every write is refused since.
+  struct Stats {
+    std::uint64_t batches = 0;     // SQLite transactions committed (group commits)
+    std::uint64_t changeSets = 0;  // the write transactions those carried (a request's writes are one)
+    std::uint64_t rowsWritten = 0;
+    int walFrames = 0;             // the WAL's frames after the last commit (4 KiB each)
+    std::string error;             // why the disk refused a batch; "" while it has not
+  };
+  Stats stats();
+  Durability durability() const { return durability_; }
   void OnDurable(std::uint64_t ticket, std::function<void(bool)> done);
 
  private:
@@ -276,6 +288,7 @@ class Persister {
   void RunDue(bool failed);
   std::atomic<std::uint64_t> committed_{0};  // the last ticket on disk
   std::atomic<std::uint64_t> rows_written_{0};
+  std::uint64_t batches_committed_ = 0, change_sets_committed_ = 0;  // under mu_ (Stats)
   std::atomic<bool> failed_flag_{false};
   std::atomic<std::uint64_t> batches_done_{0};  // what waiters sleep on: +1 per batch, done or failed
   std::int64_t batches_ = 0;

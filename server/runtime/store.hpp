@@ -224,6 +224,16 @@ class Store {
   void OnDurable(std::uint64_t ticket, std::function<void(bool)> done) { persister_->OnDurable(ticket, std::move(done)); }
   // Whether the disk has refused a write (from then on every write is refused: Persister::Sync).
   bool DurableFailed() const { return persister_ && persister_->Failed(); }
+  // The data file and its writer's figures (GET /_sim/health); none in memory.
+  struct DurableStatus {
+    std::string file;
+    Durability durability;
+    Persister::Stats stats;
+  };
+  std::optional<DurableStatus> Durable() const {
+    if (!persister_) return std::nullopt;
+    return DurableStatus{persister_->path(), persister_->durability(), persister_->stats()};
+  }
 
   // Back to the state the store was created with (the loaded fixtures).
   void Reset() {

@@ -32,11 +32,27 @@ app::Reply SimHealth(app::Ctx& ctx) {
   // test of search latency waits for ready; emsim serves meanwhile, a search builds what it needs.
   const runtime::SearchWarmer::Status indexes =
       ctx.svc.searchWarmer ? ctx.svc.searchWarmer->status() : runtime::SearchWarmer::Status{};
+  // With --data-dir, the file and what its writer has done: a long-running emsim's owner sees its
+  // writes reach the disk, and, should the disk refuse one, why every write is answered 500 since
+  // (README "Persistence"). The answer stays 200: reads are still served.
+  json persistence = nullptr;
+  if (const auto durable = ctx.svc.store.Durable()) {
+    const auto& st = durable->stats;
+    persistence = {{"file", durable->file},
+                   {"durability", durable->durability == runtime::Durability::kFull ? "full" : "process"},
+                   {"writable", st.error.empty()},
+                   {"error", st.error.empty() ? json(nullptr) : json(st.error)},
+                   {"batches", st.batches},
+                   {"changeSets", st.changeSets},
+                   {"rowsWritten", st.rowsWritten},
+                   {"walFrames", st.walFrames}};
+  }
   return app::Json({{"status", "ok"},
                     {"version", EMSIM_VERSION},
                     {"now", model::FormatIso(ctx.svc.clock.Now())},
                     {"shard", ctx.svc.options.shardId},
-                    {"searchIndexes", {{"ready", indexes.ready}, {"left", indexes.left}}}});
+                    {"searchIndexes", {{"ready", indexes.ready}, {"left", indexes.left}}},
+                    {"persistence", std::move(persistence)}});
 }
 
 app::Reply SimReset(app::Ctx& ctx) {

@@ -74,11 +74,44 @@ TEST(DataDir, AWriteTheFileRefusesIsAnswered500AndNotAcknowledged) {
   ASSERT_EQ(journaled.size(), 1u) << journaled;
   EXPECT_EQ(journaled[0]["path"], "/v2/placement-tests/purchase");
   EXPECT_EQ(journaled[0]["response"]["errorId"], refused.body["errorId"]) << journaled;
-  EXPECT_EQ(s.Get("/_sim/health", "").status, 200);
+  // Health still answers (reads are served) and says why writes are refused.
+  const auto health = s.Get("/_sim/health", "");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_EQ(health.body["persistence"]["writable"], false) << health.raw;
+  EXPECT_NE(health.body["persistence"]["error"].get<std::string>().find("database is locked"), std::string::npos)
+      << health.raw;
   const auto later = s.Post("/v2/placement-tests/purchase", kPurchase);
   EXPECT_EQ(later.status, 500) << later.raw;
   EXPECT_EQ(s.Get("/_sim/requests?status=500", "").body["requests"].size(), 2u);
   EXPECT_EQ(s.Get("/_sim/requests?status=200&path=/v2/placement-tests/purchase", "").body["requests"].size(), 0u);
+}
+
+// GET /_sim/health names the data file and counts what its writer committed: a request's writes
+// are one change set, counted once its answer is out; in memory there is no such section.
+TEST(DataDir, HealthNamesTheFileAndCountsWhatWasCommitted) {
+  TempDir dir;
+  TestServer s(WithDataDir(dir.path + "/d"));
+  const json before = s.Get("/_sim/health", "").body["persistence"];
+  ASSERT_TRUE(before.is_object()) << before;
+  EXPECT_EQ(before["file"], dir.path + "/d/emsim.db");
+  EXPECT_EQ(before["durability"], "full");
+  EXPECT_EQ(before["writable"], true);
+  EXPECT_TRUE(before["error"].is_null()) << before;
+  EXPECT_GE(before["batches"].get<int>(), 1) << "the new dir's world is the first batch";
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(s.Post("/v2/placement-tests/purchase", kPurchase).status, 200);
+  const json after = s.Get("/_sim/health", "").body["persistence"];
+  EXPECT_EQ(after["changeSets"].get<int>() - before["changeSets"].get<int>(), 3) << before << after;
+  EXPECT_GE(after["batches"].get<int>() - before["batches"].get<int>(), 1) << before << after;
+  // Each purchase adds a cart, an order and an invoice, and changes the account's credits.
+  EXPECT_GE(after["rowsWritten"].get<int>() - before["rowsWritten"].get<int>(), 3 * 4) << before << after;
+  EXPECT_GT(after["walFrames"].get<int>(), 0) << after;
+
+  app::Options process = WithDataDir(dir.path + "/p");
+  process.durability = runtime::Durability::kProcess;
+  TestServer p(process);
+  EXPECT_EQ(p.Get("/_sim/health", "").body["persistence"]["durability"], "process");
+  TestServer memory;
+  EXPECT_TRUE(memory.Get("/_sim/health", "").body["persistence"].is_null());
 }
 
 // A durable answer is sent by the writer once its change is on disk; the journal lists it from
