@@ -121,11 +121,14 @@ class Connection final : public httplib::Stream {
     header_bytes_ = 0;
     match_ = 0;
     head_.clear();
+    head_from_ = pos_;
   }
   // The first bytes of the request being read (kKeptHead at most): what a refusal raised before
-  // cpp-httplib parsed the request line (414) still names the method and path from.
+  // cpp-httplib parsed the request line (414) still names the method and path from. Made when
+  // asked: the bytes are in the input buffer, and only those a refill is about to overwrite are
+  // copied (head_). Copying each byte as cpp-httplib read it was ~5% of a request's instructions.
   static constexpr size_t kKeptHead = 512;
-  std::string_view head() const { return head_; }
+  std::string head() const;
   void EndHeaders() { in_headers_ = false; }
 
   // Writes `answer` (already complete HTTP bytes) and ends the conversation: whatever cpp-httplib
@@ -154,8 +157,12 @@ class Connection final : public httplib::Stream {
   // error, kWouldBlock with `wait_for` set to the poll events that would let it go on.
   static constexpr ssize_t kWouldBlock = -2;
   ssize_t Receive(short& wait_for);
-  // Watches the request line and headers go by for their end (an empty line) and their size.
+  // Watches the request line and headers go by for their end (an empty line) and their size:
+  // a byte (cpp-httplib reads them one at a time, so this one is inline), or several.
+  bool TrackByte(char c);  // inline, in connection.cpp
   bool Track(const char* p, size_t n);
+  bool RefuseLargeHeaders();  // answers 431; false
+  void KeepHead();            // before a refill: this request's bytes still in the buffer, into head_
   bool SendAll(const char* p, size_t n);
   // Until the answer handed to a gate has gone out: then sends what its callback left, or, when
   // the gate refused it, answers 500 in its place and ends the conversation. Every send and the
@@ -187,7 +194,8 @@ class Connection final : public httplib::Stream {
   bool in_headers_ = false;
   Steady::time_point header_deadline_;
   size_t header_bytes_ = 0;
-  std::string head_;
+  std::string head_;      // the request's first bytes from buffers refilled since it began
+  size_t head_from_ = 0;  // where the request's bytes begin in the buffer (0 after a refill)
   int match_ = 0;  // how much of "\r\n\r\n" the last bytes were
   bool failed_ = false, discard_writes_ = false, close_after_ = false;
 };

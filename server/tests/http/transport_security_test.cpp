@@ -122,6 +122,22 @@ TEST(Transport, ARequestLineTooLongIs414SayingSoWithARequestIdTheLogAndJournalCa
   EXPECT_EQ(journal.body["requests"][0].value("path", ""), "/v1/" + std::string(http::kPathKept - 4, 'b') + "...");
 }
 
+// The kept first bytes of a request that began after another in the same read, and whose line
+// goes on past what one read of the connection's 16 KiB buffer holds: the bytes before the
+// refill are kept, those of the request before it are not.
+TEST(Transport, ARefusedRequestLineAfterAnotherAndAcrossRefillsIsStillNamed) {
+  TestServer server;
+  RawClient c(server.port());
+  ASSERT_TRUE(c.Send("GET /_sim/health HTTP/1.1\r\nHost: emsim\r\n\r\n"
+                     "PUT /v1/domain/list?contains=" + std::string(20000, 'a') + " HTTP/1.1\r\nHost: emsim\r\n\r\n"));
+  EXPECT_EQ(StatusOf(c.ReadAnswer()), 200);
+  ExpectSpecErrorShape(c.ReadAnswer(), 414);
+  const auto journal = server.Get("/_sim/requests?status=414", "");
+  ASSERT_EQ(journal.body["requests"].size(), 1u) << journal.raw;
+  EXPECT_EQ(journal.body["requests"][0].value("method", ""), "PUT") << journal.raw;
+  EXPECT_EQ(journal.body["requests"][0].value("path", ""), "/v1/domain/list") << journal.raw;
+}
+
 TEST(Transport, TheMethodAndPathOfARefusedRequestLineAreReadOnlyFromPlainBytes) {
   std::string method, path;
   http::RequestLineParts("GET /v1/domain/list?contains=x HTTP/1.1", method, path);
