@@ -1,6 +1,7 @@
 #include "api/control/control.hpp"
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "api/query.hpp"
 #include "core/json_limits.hpp"
@@ -38,7 +39,10 @@ app::Reply SimHealth(app::Ctx& ctx) {
   json persistence = nullptr;
   if (const auto durable = ctx.svc.store.Durable()) {
     const auto& st = durable->stats;
-    persistence = {{"file", durable->file},
+    // Absolute: a relative --data-dir means nothing to whoever reads the answer elsewhere.
+    std::error_code ec;
+    const std::filesystem::path file = std::filesystem::absolute(durable->file, ec).lexically_normal();
+    persistence = {{"file", ec ? durable->file : file.string()},
                    {"durability", durable->durability == runtime::Durability::kFull ? "full" : "process"},
                    {"writable", st.error.empty()},
                    {"error", st.error.empty() ? json(nullptr) : json(st.error)},
