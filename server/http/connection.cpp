@@ -446,7 +446,7 @@ ssize_t Connection::Receive(short& wait_for) {
 }
 
 ssize_t Connection::Fill() {
-  if (in_headers_) KeepHead();
+  if (in_headers_) AppendHead(head_, len_);  // the whole buffer, about to be overwritten
   pos_ = len_ = head_from_ = 0;
   for (;;) {
     short wait_for = POLLIN;
@@ -485,15 +485,14 @@ bool Connection::RefuseLargeHeaders() {
   return false;
 }
 
-void Connection::KeepHead() {
-  const size_t from = std::min(head_from_, len_);
-  if (head_.size() < kKeptHead) head_.append(in_.data() + from, std::min(len_ - from, kKeptHead - head_.size()));
+void Connection::AppendHead(std::string& kept, size_t end) const {
+  const size_t from = std::min(head_from_, end);
+  if (kept.size() < kKeptHead) kept.append(in_.data() + from, std::min(end - from, kKeptHead - kept.size()));
 }
 
 std::string Connection::head() const {
   std::string kept = head_;
-  const size_t from = std::min(head_from_, pos_);
-  if (kept.size() < kKeptHead) kept.append(in_.data() + from, std::min(pos_ - from, kKeptHead - kept.size()));
+  AppendHead(kept, pos_);  // what has been read of the buffer so far
   return kept;
 }
 

@@ -162,7 +162,9 @@ class Connection final : public httplib::Stream {
   bool TrackByte(char c);  // inline, in connection.cpp
   bool Track(const char* p, size_t n);
   bool RefuseLargeHeaders();  // answers 431; false
-  void KeepHead();            // before a refill: this request's bytes still in the buffer, into head_
+  // This request's bytes in the buffer, up to `end`, appended to `kept` (kKeptHead at most in all):
+  // into head_ before a refill, into a copy of it when head() is asked.
+  void AppendHead(std::string& kept, size_t end) const;
   bool SendAll(const char* p, size_t n);
   // Until the answer handed to a gate has gone out: then sends what its callback left, or, when
   // the gate refused it, answers 500 in its place and ends the conversation. Every send and the

@@ -204,6 +204,8 @@ std::string HandEditTrigger(const std::string& table) {
 
 }  // namespace
 
+std::string ToString(Durability d) { return d == Durability::kFull ? "full" : "process"; }
+
 // ---- open --------------------------------------------------------------------------------------
 
 Persister::Persister(std::string dir, Durability durability)

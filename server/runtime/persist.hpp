@@ -39,6 +39,8 @@ namespace emsim::runtime {
 // full: synchronous=FULL, an answer survives a power cut; process: synchronous=NORMAL, it
 // survives the process being killed, not the machine losing power.
 enum class Durability { kFull, kProcess };
+// The names --durability takes and GET /_sim/health answers.
+std::string ToString(Durability d);
 
 struct PersistError : std::runtime_error {
   using std::runtime_error::runtime_error;

@@ -43,7 +43,7 @@ app::Reply SimHealth(app::Ctx& ctx) {
     std::error_code ec;
     const std::filesystem::path file = std::filesystem::absolute(durable->file, ec).lexically_normal();
     persistence = {{"file", ec ? durable->file : file.string()},
-                   {"durability", durable->durability == runtime::Durability::kFull ? "full" : "process"},
+                   {"durability", runtime::ToString(durable->durability)},
                    {"writable", st.error.empty()},
                    {"error", st.error.empty() ? json(nullptr) : json(st.error)},
                    {"batches", st.batches},
