@@ -31,10 +31,10 @@ DomainListView ListDomains(const State& s, const Caller& caller, const std::stri
   auto check_id = [&](const std::string& id) {
     if (const Domain* d = s.domains.Find(id)) check(*d);
   };
-  // The index's candidates (model/text_search.hpp), in the workspace's order; a needle too
+  // The index's matches (model/text_search.hpp), in the workspace's order; a needle too
   // short for it, or one most domains may match, reads the rows in table order (the creation
   // order of the index too), contiguously.
-  if (!s.domainSearch.ForEachCandidate(s, caller.workspaceId, needle, check_id))
+  if (!s.domainSearch.ForEachMatch(s, caller.workspaceId, needle, check_id))
     for (const Domain& d : s.domains)
       if (d.workspaceId == caller.workspaceId) check(d);
   view.page = Paginate(static_cast<std::int64_t>(matching.size()), page);

@@ -50,13 +50,13 @@ MailboxListView ListMailboxes(const State& s, const Caller& caller, const std::s
       MailboxSearchTexts(s, m, address, name, domain);
       if (ContainsFolded(address, needle) || ContainsFolded(name, needle)) matching.push_back(&m);
     };
-    // The index's candidates (model/text_search.hpp), in the workspace's order; a needle too
+    // The index's matches (model/text_search.hpp), in the workspace's order; a needle too
     // short for it reads the rows in table order (the creation order of the index too),
     // contiguously: an id lookup per mailbox costs a cache miss each at 100k.
     auto check_id = [&](const std::string& id) {
       if (const Mailbox* m = s.mailboxes.Find(id)) check(*m);
     };
-    if (!s.mailboxSearch.ForEachCandidate(s, caller.workspaceId, needle, check_id))
+    if (!s.mailboxSearch.ForEachMatch(s, caller.workspaceId, needle, check_id))
       for (const Mailbox& row : s.mailboxes)
         if (row.workspaceId == caller.workspaceId) check(row);
     view.page = Paginate(static_cast<std::int64_t>(matching.size()), page);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
+#include <optional>
 #include <sstream>
 
 #include "core/text.hpp"
@@ -34,15 +36,19 @@ std::vector<std::string> TermsOf(const EmailQuery& q) {
 }
 
 // Every text filter is a substring of a text the email index holds (subject, from and to are
-// among a term's texts, and cc is indexed too): the longest gives the index's candidates.
-std::string_view IndexNeedle(const std::string& subject, const std::string& from, const std::string& to,
-                             const std::vector<std::string>& terms) {
-  std::string_view needle;
+// among a term's texts, and cc is indexed too): whether any is long enough for the index.
+bool AnyIndexed(const std::string& subject, const std::string& from, const std::string& to,
+                const std::vector<std::string>& terms) {
   for (const std::string* text : {&subject, &from, &to})
-    if (text->size() > needle.size()) needle = *text;
-  for (const std::string& t : terms)
-    if (t.size() > needle.size()) needle = t;
-  return needle;
+    if (text->size() >= kIndexedNeedleMin) return true;
+  return std::any_of(terms.begin(), terms.end(), [](const std::string& t) { return t.size() >= kIndexedNeedleMin; });
+}
+
+// The positions in both ordered lists.
+std::vector<std::uint32_t> Intersect(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b) {
+  std::vector<std::uint32_t> out;
+  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  return out;
 }
 
 // Checking a candidate reads its row, the row's address lists and their texts: four places on
@@ -100,14 +106,12 @@ void CheckAhead(const std::vector<const Email*>& rows, size_t count, bool flags,
 
 size_t CatchUpEmailSearch(const State& s, const Caller& caller, const EmailQuery& q, size_t most) {
   const std::string from = ToLower(q.from), to = ToLower(q.to), subject = ToLower(q.subject);
-  const std::vector<std::string> terms = TermsOf(q);
-  const std::string_view needle = IndexNeedle(subject, from, to, terms);
   // A search the index does not serve needs no email order either.
-  if (needle.size() < kIndexedNeedleMin) return 0;
+  if (!AnyIndexed(subject, from, to, TermsOf(q))) return 0;
   // The index's positions are in the email order: that first (what is left of it counted above
   // any index's work, so the count only goes down).
   if (const size_t left = s.emailOrder.CatchUp(s, most)) return left + s.emails.size();
-  return s.emailSearch.CatchUp(s, caller.workspaceId, needle, most);
+  return s.emailSearch.CatchUp(s, caller.workspaceId, most);
 }
 
 size_t WarmSearchIndexes(const State& s, size_t min_records, size_t most) {
@@ -170,18 +174,41 @@ Result<EmailSearchView> SearchEmails(const State& s, const Caller& caller, const
     for (auto i = view.page.begin; i < view.page.end; ++i) view.emails.push_back(rows[static_cast<size_t>(i)]);
     return view;
   }
+  // Each text filter of three bytes or more answered by the index, exactly (model/text_search.hpp):
+  // the emails in all of their lists. What the index leaves (a shorter filter, one most emails
+  // may match, the flags, dates, folder, label and account) is checked on those rows; with
+  // nothing left, the lists are the answer, and no row is read but the page's (a term 4,514 of
+  // 4.5 M generated emails have, each row checked: 2.3 ms).
+  using namespace email_field;
+  std::vector<std::pair<std::string_view, Fields>> texts = {
+      {subject, FieldBit(kSubject)}, {from, FieldBit(kFrom)}, {to, FieldBit(kTo) | FieldBit(kCc)}};
+  for (const std::string& t : terms) texts.emplace_back(t, kTerm);
+  std::optional<std::vector<std::uint32_t>> found;
+  bool left = flags || !account.empty() || q.after || q.before;
+  for (const auto& [needle, fields] : texts) {
+    if (needle.empty()) continue;
+    if (found && found->empty()) break;
+    auto listed = s.emailSearch.MatchesAt(s, caller.workspaceId, needle, fields);
+    if (!listed) {
+      left = true;
+      continue;
+    }
+    found = found ? Intersect(*found, *listed) : std::move(*listed);
+  }
   std::vector<const Email*> matching;
   auto check_at = [&](size_t at) {
     if (matches(*rows[at])) matching.push_back(rows[at]);
   };
-  // The longest text filter gives candidates, in order, each checked against the whole query.
-  // Without one of three bytes or more, or with one most emails may match, every email of the
-  // workspace is checked, in order.
-  const std::string_view needle = IndexNeedle(subject, from, to, terms);
-  if (const auto candidates = s.emailSearch.CandidatesAt(s, caller.workspaceId, needle))
-    CheckAhead(rows, candidates->size(), flags, [&](size_t i) { return (*candidates)[i]; }, check_at);
-  else
+  if (!found)
     CheckAhead(rows, rows.size(), flags, [](size_t i) { return i; }, check_at);
+  else if (left)
+    CheckAhead(rows, found->size(), flags, [&](size_t i) { return (*found)[i]; }, check_at);
+  else {
+    // Only the page's rows are read.
+    view.page = Paginate(static_cast<std::int64_t>(found->size()), q.page, q.limit);
+    for (auto i = view.page.begin; i < view.page.end; ++i) view.emails.push_back(rows[(*found)[static_cast<size_t>(i)]]);
+    return view;
+  }
   view.page = Paginate(static_cast<std::int64_t>(matching.size()), q.page, q.limit);
   view.emails.assign(matching.begin() + view.page.begin, matching.begin() + view.page.end);
   return view;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/hash.hpp"
 #include "core/text.hpp"
 #include "model/state.hpp"
 
@@ -58,11 +59,31 @@ std::uint32_t ReadDistance(const std::uint8_t* bytes, size_t& next) {
 }  // namespace
 
 std::vector<std::uint32_t> Positions::Decoded() const {
-  std::vector<std::uint32_t> out(count_);
+  std::vector<std::uint32_t> out;
+  AppendTo(out);
+  return out;
+}
+
+void Positions::AppendTo(std::vector<std::uint32_t>& out) const {
+  const size_t from = out.size();
+  out.resize(from + count_);
   std::uint32_t at = 0;
   size_t next = 0;
-  for (std::uint32_t& v : out) v = at += ReadDistance(bytes_.data(), next);
-  return out;
+  for (size_t i = from; i < out.size(); ++i) out[i] = at += ReadDistance(bytes_.data(), next);
+}
+
+std::string_view TextArena::Add(std::string_view text) {
+  if (text.size() > left_) {
+    const size_t size = std::max(kChunk, text.size());
+    chunks_.push_back(std::make_unique<char[]>(size));
+    next_ = chunks_.back().get();
+    left_ = size;
+  }
+  char* at = next_;
+  std::copy(text.begin(), text.end(), at);
+  next_ += text.size();
+  left_ -= text.size();
+  return {at, text.size()};
 }
 
 Positions::Cursor::Cursor(const Positions& list) : list_(list) {
@@ -120,23 +141,76 @@ const std::uint32_t* GallopTo(const std::uint32_t* from, const std::uint32_t* en
   return std::lower_bound(lo, hi, at);
 }
 
+std::uint32_t TextValueKey(Field field, std::string_view folded) {
+  const std::uint64_t h = core::Fnv1a64(folded, core::Fnv1a64(std::string_view(reinterpret_cast<const char*>(&field), 1)));
+  const auto key = static_cast<std::uint32_t>(h ^ h >> 32);
+  return key | (key == 0);
+}
+
+namespace {
+
+// The key after `key` for a value whose key another value has (a full-period step of a linear
+// congruential generator: the keys after one repeat only after billions).
+std::uint32_t NextKey(std::uint32_t key) {
+  const std::uint32_t next = key * 0x9E3779B1u + 0x7F4A7C15u;
+  return next | (next == 0);
+}
+
+}  // namespace
+
+void WorkspaceTextSearch::Entry::Add(Field field, std::string_view folded, std::uint32_t at) {
+  for (std::uint32_t key = TextValueKey(field, folded);; key = NextKey(key)) {
+    const auto [slot, added] = byText.Emplace(key, static_cast<std::uint32_t>(values.size()));
+    if (added) {
+      const std::uint32_t number = *slot;
+      const std::string_view text = texts.Add(folded);
+      values.push_back(Value{text.data(), static_cast<std::uint32_t>(text.size()), field, at});
+      // Each trigram's list gets the value once (numbers only grow: lists stay in order). The
+      // trigram rolled along (three bytes per position folded again were a fifth of a build).
+      std::uint32_t t = static_cast<unsigned char>(text[0]) << 8 | static_cast<unsigned char>(text[1]);
+      for (size_t i = 2; i < text.size(); ++i) {
+        t = (t << 8 | static_cast<unsigned char>(text[i])) & 0xffffff;  // == Trigram(text, i - 2)
+        auto& list = postings[t];
+        if (list.empty() || list.back() != number) list.Append(number);
+      }
+      return;
+    }
+    Value& v = values[*slot];
+    if (v.field != field || std::string_view(v.text, v.size) != folded) continue;  // another value's hash
+    if ((v.more == Value::kNone ? v.first : more[v.more].back()) == at) return;  // the record's again
+    if (v.more == Value::kNone) {
+      v.more = static_cast<std::uint32_t>(more.size());
+      more.emplace_back();
+    }
+    more[v.more].Append(at);
+    return;
+  }
+}
+
+std::vector<std::tuple<Field, std::string_view, std::vector<std::uint32_t>>> WorkspaceTextSearch::Entry::Sorted()
+    const {
+  std::vector<std::tuple<Field, std::string_view, std::vector<std::uint32_t>>> out;
+  for (const Value& v : values) {
+    std::vector<std::uint32_t> at{v.first};
+    if (v.more != Value::kNone) more[v.more].AppendTo(at);
+    out.emplace_back(v.field, std::string_view(v.text, v.size), std::move(at));
+  }
+  return out;
+}
+
 void WorkspaceTextSearch::IndexUpTo(const State& s, const std::string& workspace_id, const IdList& ids, Entry& e,
                                     size_t upto) const {
   if (e.indexed >= upto) return;  // a search of an index that is up to date
-  // Each trigram's list gets a record's position once (positions only grow: lists stay in order).
-  // Per byte, not sorted and deduplicated per record first: the sort cost more than the lookups
-  // it saved (an email's ~200 trigrams: 1 M emails indexed in 3.7 s against 6.1 s).
-  // Each byte folded once, the trigram rolled along (Trigram(text, i) folded three bytes per
-  // position: a fifth of a build's time).
+  // Each text folded once, into a buffer the build reuses, and looked up as a value: a text the
+  // workspace has already (a subject, a correspondent, a name) costs that lookup and a position;
+  // only a new one's trigrams are added.
   std::uint32_t at = 0;
-  const std::function<void(std::string_view)> add = [&](std::string_view text) {
-    if (text.size() < 3) return;
-    std::uint32_t t = Folded(text[0]) << 8 | Folded(text[1]);
-    for (size_t i = 2; i < text.size(); ++i) {
-      t = (t << 8 | Folded(text[i])) & 0xffffff;  // == Trigram(text, i - 2)
-      auto& list = e.postings[t];
-      if (list.empty() || list.back() != at) list.Append(at);
-    }
+  std::string folded;
+  const Add add = [&](Field field, std::string_view text) {
+    if (text.size() < kIndexedNeedleMin) return;  // no needle the index serves is in it
+    folded.assign(text);
+    for (char& c : folded) c = AsciiLower(c);
+    e.Add(field, folded, at);
   };
   const Reader read = texts_(s, workspace_id);
   for (; e.indexed < upto; ++e.indexed) {
@@ -145,21 +219,21 @@ void WorkspaceTextSearch::IndexUpTo(const State& s, const std::string& workspace
   }
 }
 
-bool WorkspaceTextSearch::ForEachCandidate(const State& s, const std::string& workspace_id,
-                                           std::string_view needle_lower,
-                                           const std::function<void(const std::string& id)>& candidate) const {
-  const auto positions = CandidatesAt(s, workspace_id, needle_lower);
+bool WorkspaceTextSearch::ForEachMatch(const State& s, const std::string& workspace_id, std::string_view needle_lower,
+                                       const std::function<void(const std::string& id)>& match) const {
+  const auto positions = MatchesAt(s, workspace_id, needle_lower);
   if (!positions) return false;
   if (!positions->empty()) {
     const IdList& ids = *ids_(s, workspace_id);
-    for (const std::uint32_t at : *positions) candidate(ids[at]);
+    for (const std::uint32_t at : *positions) match(ids[at]);
   }
   return true;
 }
 
-std::optional<std::vector<std::uint32_t>> WorkspaceTextSearch::CandidatesAt(const State& s,
-                                                                            const std::string& workspace_id,
-                                                                            std::string_view needle_lower) const {
+std::optional<std::vector<std::uint32_t>> WorkspaceTextSearch::MatchesAt(const State& s,
+                                                                         const std::string& workspace_id,
+                                                                         std::string_view needle_lower,
+                                                                         Fields fields) const {
   if (needle_lower.size() < kIndexedNeedleMin) return std::nullopt;
   const IdList* ids = ids_(s, workspace_id);
   if (!ids) return std::vector<std::uint32_t>();  // no record
@@ -169,32 +243,33 @@ std::optional<std::vector<std::uint32_t>> WorkspaceTextSearch::CandidatesAt(cons
   std::vector<const Positions*> lists;
   for (size_t i = 0; i + 3 <= needle_lower.size(); ++i) {
     const Positions* list = e.postings.Find(Trigram(needle_lower, i));
-    if (!list) return std::vector<std::uint32_t>();  // no record has this trigram: none matches
+    if (!list) return std::vector<std::uint32_t>();  // no value has this trigram: none matches
     lists.push_back(list);
   }
-  // The shortest list, cut down by the others (a candidate must be in each; each list is in
-  // order): checking a candidate costs ~1.5 us, a search in a list ~20-200 ns. A needle of common
-  // trigrams ("0000123@" among 4.5 M generated addresses) had tens of thousands of candidates
-  // from its shortest list alone.
+  // The shortest list, cut down by the others (a value that contains the needle is in each; each
+  // list is in order): checking a value costs a cache miss or two, a search in a list 20-200 ns.
+  // A needle of common trigrams ("0000123@" among 4.5 M generated addresses) had tens of
+  // thousands of candidates from its shortest list alone.
   std::sort(lists.begin(), lists.end(), [](const auto* a, const auto* b) {
     return a->size() != b->size() ? a->size() < b->size() : a < b;
   });
   lists.erase(std::unique(lists.begin(), lists.end()), lists.end());  // a trigram the needle has twice
   // A needle most records may match ("example.com"): the caller's scan reads the rows in order,
-  // ~4 times faster than looking up each candidate by id (4.5 M mailboxes: 0.65 s against 3.3 s).
+  // ~4 times faster than looking up each match by id (4.5 M mailboxes: 0.65 s against 3.3 s);
+  // checking as many values costs about what checking the rows does.
   const size_t most = ids->size() / 4;
   if (lists.front()->size() > most) return std::nullopt;
-  // A trigram nearly every record has ("con" of the "contact<n>@" every generated email names)
-  // would strike out less than an eighth of the candidates for a search per candidate in a list
-  // of millions: they are left to the caller's check.
-  const size_t nearly_all = ids->size() - ids->size() / 8;
+  // A trigram nearly every value has ("con" of the "contact<n>@" of every generated email's
+  // correspondent) would strike out less than an eighth of the candidates for a search per
+  // candidate in a list of millions: they are left to the check.
+  const size_t nearly_all = e.values.size() - e.values.size() / 8;
   while (lists.size() > 1 && lists.back()->size() > nearly_all) lists.pop_back();
   std::vector<std::uint32_t> candidates = lists.front()->Decoded(), kept;
   for (size_t i = 1; i < lists.size() && candidates.size() > 1; ++i) {
     // Each candidate sought from where the previous one was found: read on through the list's
     // bytes when it is near, jumped to (by doubling steps over the list's every 32nd position)
-    // when it is far ("ct4" against "t42" among 4.5 M generated emails: lists of tens of
-    // thousands each, read in step; a few candidates against a list of millions: jumps).
+    // when it is far ("ct4" against "t42" among 4.5 M generated addresses: lists of hundreds
+    // each, read in step; a few candidates against a list of millions: jumps).
     Positions::Cursor list(*lists[i]);
     kept.clear();
     for (const std::uint32_t at : candidates) {
@@ -203,8 +278,33 @@ std::optional<std::vector<std::uint32_t>> WorkspaceTextSearch::CandidatesAt(cons
     }
     candidates.swap(kept);
   }
-  if (candidates.size() > most) return std::nullopt;
-  return candidates;
+  // The values that do contain it, in a field asked for, and how many records they name (a
+  // record may be named by several: counted once below).
+  kept.clear();
+  size_t named = 0;
+  for (const std::uint32_t number : candidates) {
+    const Value& v = e.values[number];
+    if (!(fields & FieldBit(v.field)) || std::string_view(v.text, v.size).find(needle_lower) == std::string_view::npos)
+      continue;
+    kept.push_back(number);
+    named += e.RecordsOf(v);
+  }
+  if (named > most) return std::nullopt;
+  // Their records' positions: each value's in order, merged.
+  std::vector<std::uint32_t> out;
+  out.reserve(named);
+  for (size_t k = 0; k < kept.size(); ++k) {
+    const Value& v = e.values[kept[k]];
+    const auto mid = static_cast<std::ptrdiff_t>(out.size());
+    out.push_back(v.first);
+    if (v.more != Value::kNone) e.more[v.more].AppendTo(out);
+    // Merged as they come while they are few; many values' (a needle in thousands of distinct
+    // subjects), sorted once at the end.
+    if (k > 0 && kept.size() <= 16) std::inplace_merge(out.begin(), out.begin() + mid, out.end());
+  }
+  if (kept.size() > 16) std::sort(out.begin(), out.end());
+  if (kept.size() > 1) out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 size_t WorkspaceTextSearch::CatchUp(const State& s, const std::string& workspace_id, std::string_view needle,
@@ -251,7 +351,7 @@ std::string WorkspaceTextSearch::Problems(const State& s) const {
     // A fresh build of the same prefix, compared list by list.
     Entry fresh;
     if (e.indexed > 0) IndexUpTo(s, workspace_id, *ids, fresh, e.indexed);
-    if (fresh.postings.Sorted() != e.postings.Sorted())
+    if (fresh.postings.Sorted() != e.postings.Sorted() || fresh.Sorted() != e.Sorted())
       out += name_ + "[" + workspace_id + "]; ";
   }
   return out;
@@ -275,12 +375,12 @@ WorkspaceTextSearch MakeMailboxSearch() {
         // The build's buffers and its last domain: a workspace's mailboxes come a domain's at a
         // time, so the domain is mostly the one before.
         return [&s, address = std::string(), name = std::string(), domain = static_cast<const Domain*>(nullptr)](
-                   size_t, const std::string& id, const std::function<void(std::string_view)>& add) mutable {
+                   size_t, const std::string& id, const WorkspaceTextSearch::Add& add) mutable {
           const Mailbox* m = s.mailboxes.Find(id);
           if (!m) return;
           MailboxSearchTexts(s, *m, address, name, domain);
-          add(address);
-          add(name);
+          add(0, address);  // `contains` looks in both: one field
+          add(0, name);
         };
       });
 }
@@ -289,8 +389,8 @@ WorkspaceTextSearch MakeDomainSearch() {
   return WorkspaceTextSearch(
       "domainSearch", [](const State& s, const std::string& w) { return IdsIn(s.domainsByWorkspace, w); },
       [](const State& s, const std::string&) -> WorkspaceTextSearch::Reader {
-        return [&s](size_t, const std::string& id, const std::function<void(std::string_view)>& add) {
-          if (const Domain* d = s.domains.Find(id)) add(d->domain);
+        return [&s](size_t, const std::string& id, const WorkspaceTextSearch::Add& add) {
+          if (const Domain* d = s.domains.Find(id)) add(0, d->domain);
         };
       });
 }
@@ -305,16 +405,20 @@ WorkspaceTextSearch MakeEmailSearch() {
       [](const State& s, const std::string& w) -> WorkspaceTextSearch::Reader {
         // The rows at the ids' positions (EmailOrder::List), not each found by its id.
         const EmailOrder::List* list = s.emailOrder.NewestFirst(s, w);
-        return [list](size_t at, const std::string&, const std::function<void(std::string_view)>& add) {
+        return [list](size_t at, const std::string&, const WorkspaceTextSearch::Add& add) {
+          using namespace email_field;
           const Email* e = list->rows[at];
-          add(e->subject);
-          add(e->snippet);
-          for (const auto* list : {&e->from, &e->to})
-            for (const Address& a : *list) {
-              add(a.address);
-              add(a.name);
-            }
-          for (const std::string& c : e->cc) add(c);
+          add(kSubject, e->subject);
+          add(kSnippet, e->snippet);
+          for (const Address& a : e->from) {
+            add(kFrom, a.address);
+            add(kFrom, a.name);
+          }
+          for (const Address& a : e->to) {
+            add(kTo, a.address);
+            add(kTo, a.name);
+          }
+          for (const std::string& c : e->cc) add(kCc, c);
         };
       });
 }

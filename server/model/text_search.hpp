@@ -3,12 +3,16 @@
 // case-insensitive substring) without reading every record of the workspace: a mailbox scan took
 // 24 ms at 100k mailboxes and 1.2 s at 4.5 M; a domain scan read every domain of every workspace.
 //
-// WorkspaceTextSearch keeps, for each workspace searched, the trigrams (three lower-cased bytes)
-// of each record's texts, each with the records that have it, as positions in the workspace's
-// list of ids (State::mailboxesByWorkspace, State::domainsByWorkspace), which only grows, in
-// table order, until a rebuild, a removal or the workspace's deletion. A needle of three bytes
-// or more can only match a record that has every trigram of it: the candidates are those in all
-// of its lists, checked one by one as the scan checked every record, in the same order. Shorter
+// WorkspaceTextSearch keeps, for each workspace searched, the distinct texts of its records
+// (values: a text as folded, with the field it is in), each with the records that have it, as
+// positions in the workspace's list of ids (State::mailboxesByWorkspace, State::domainsByWorkspace,
+// EmailOrder), which only grows, in table order, until a rebuild, a removal or the workspace's
+// deletion; and the trigrams (three lower-cased bytes) of the values, each with the values that
+// have it. A needle of three bytes or more can only be in a value that has every trigram of it:
+// those in all of its lists are checked, each once, and the records of the values that contain
+// it are the answer, exactly, in the workspace's order. Checked per record instead, a needle a
+// thousand records share (one correspondent's address among 4.5 M generated emails: 4,514 of
+// them) read every one of those records, ~0.4 us each; its value is checked once. Shorter
 // needles, and needles a quarter of the workspace may match, still scan.
 //
 // A cache, built when a workspace is first searched (or, for a workspace already big when its
@@ -26,10 +30,12 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -74,6 +80,8 @@ class Positions {
   bool empty() const { return count_ == 0; }
   std::uint32_t back() const { return last_; }
   std::vector<std::uint32_t> Decoded() const;
+  // Appends every position, in order, to `out`.
+  void AppendTo(std::vector<std::uint32_t>& out) const;
 
   // Reads a list forward: to the first position not less than a target, the targets in order.
   class Cursor {
@@ -101,12 +109,36 @@ class Positions {
 // The shortest needle the index serves (a trigram); shorter ones are answered by a scan.
 inline constexpr size_t kIndexedNeedleMin = 3;
 
+// Which of a record's texts a value is (a search may look in some only: the email search's
+// `subject` in subjects alone), and a set of them (bit 1 << field).
+using Field = std::uint8_t;
+using Fields = std::uint32_t;
+inline constexpr Fields kAnyField = ~Fields{0};
+constexpr Fields FieldBit(Field f) { return Fields{1} << f; }
+
+// Texts copied in and never moved, in chunks (a text longer than a chunk gets one of its own): a
+// value's text stays where it is as the values grow, and costs no allocation of its own.
+class TextArena {
+ public:
+  std::string_view Add(std::string_view text);
+
+ private:
+  static constexpr size_t kChunk = 64 * 1024;
+  std::vector<std::unique_ptr<char[]>> chunks_;
+  char* next_ = nullptr;
+  size_t left_ = 0;
+};
+
+// A value's key in a search's table of its distinct texts: FNV-1a of the field and the folded
+// text, in 32 bits, never 0. Two values may share one (declared for the test that makes them).
+std::uint32_t TextValueKey(Field field, std::string_view folded);
+
 class WorkspaceTextSearch {
  public:
   // Hands each text of the record at `position` of the workspace's ids, whose id is `id`, to
-  // `add` (nothing for an id no record has).
-  using Reader = std::function<void(size_t position, const std::string& id,
-                                    const std::function<void(std::string_view)>& add)>;
+  // `add` with its field (nothing for an id no record has).
+  using Add = std::function<void(Field field, std::string_view text)>;
+  using Reader = std::function<void(size_t position, const std::string& id, const Add& add)>;
   // A reader for one build of a workspace's entry, made when the build starts: it may keep what
   // consecutive records share (a mailbox's domain: looking it up again for each mailbox was a hash
   // lookup and a cache miss per record) for as long as the build runs under the store's lock.
@@ -123,18 +155,19 @@ class WorkspaceTextSearch {
     return *this;
   }
 
-  // Calls `candidate` with the id of each record of `workspace_id` that may contain
-  // `needle_lower` (every one that does, some that do not), in the workspace's order, and answers
-  // true; or answers false when the needle is too short for the index, or so common that a scan
-  // is faster (the caller scans).
-  bool ForEachCandidate(const State& s, const std::string& workspace_id, std::string_view needle_lower,
-                        const std::function<void(const std::string& id)>& candidate) const;
-  // The same candidates as their positions in the workspace's ids, in order; none (nullopt) when
-  // the caller scans. A list rather than a call each: the email search reads its candidates ahead.
-  std::optional<std::vector<std::uint32_t>> CandidatesAt(const State& s, const std::string& workspace_id,
-                                                         std::string_view needle_lower) const;
+  // Calls `match` with the id of each record of `workspace_id` that has a text containing
+  // `needle_lower`, in the workspace's order, and answers true; or answers false when the needle
+  // is too short for the index, or so common that a scan is faster (the caller scans).
+  bool ForEachMatch(const State& s, const std::string& workspace_id, std::string_view needle_lower,
+                    const std::function<void(const std::string& id)>& match) const;
+  // The positions in the workspace's ids, in order, of the records with a text of one of `fields`
+  // that contains `needle_lower`; none (nullopt) when the caller scans. A list rather than a call
+  // each: the email search intersects its filters' lists and reads its rows ahead.
+  std::optional<std::vector<std::uint32_t>> MatchesAt(const State& s, const std::string& workspace_id,
+                                                      std::string_view needle_lower,
+                                                      Fields fields = kAnyField) const;
 
-  // For a search of `needle` (as ForEachCandidate takes it): indexes at most `most` more of the
+  // For a search of `needle` (as ForEachMatch takes it): indexes at most `most` more of the
   // workspace's records and answers how many are still not indexed (0: up to date, no record, or
   // a needle too short for the index, which a search answers by a scan). A caller brings a big
   // workspace's first search up to date in steps, each under a read transaction of its own
@@ -155,9 +188,9 @@ class WorkspaceTextSearch {
   size_t Workspaces() const;
 
  private:
-  // Trigram -> positions: a flat table (core/flat_table) of list indexes over the lists. A build
-  // looks up a trigram for every byte of every text; std::unordered_map's lookup (a modulo by a
-  // prime, a node per trigram) was most of a first search (emails at 1 M: 3.7 s).
+  // Trigram -> value numbers: a flat table (core/flat_table) of list indexes over the lists. A
+  // build looks up a trigram for every byte of every new value; std::unordered_map's lookup (a
+  // modulo by a prime, a node per trigram) was most of a first search (emails at 1 M: 3.7 s).
   class Postings {
    public:
     // The trigram's list, made empty when it has none (valid until the next call).
@@ -171,9 +204,32 @@ class WorkspaceTextSearch {
     core::FlatTable<std::uint32_t, std::uint32_t, core::FibonacciHome> index_;
     std::vector<Positions> lists_;
   };
+  // A distinct text of the workspace's records, as folded, in one field, and the records that
+  // have it: most values (an address) have one record, kept inline; the rest of a shared one's
+  // (a subject, a correspondent) are a list of their own.
+  struct Value {
+    static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+    const char* text;
+    std::uint32_t size;
+    Field field;
+    std::uint32_t first;         // the first record's position
+    std::uint32_t more = kNone;  // index in Entry::more of the later records' positions
+  };
   struct Entry {
-    Postings postings;   // trigram -> positions
-    size_t indexed = 0;  // the first `indexed` records of the workspace are in `postings`
+    Postings postings;  // trigram -> value numbers
+    // TextValueKey(field, text) -> value number; a key two values share moves the later one on
+    // to the next key, so a lookup compares the text of every value it finds (32-bit keys: half
+    // the table of 64-bit ones, and the ~2,400 such keys among 4.5 M values cost a step each)
+    core::FlatTable<std::uint32_t, std::uint32_t, core::FibonacciHome> byText;
+    std::vector<Value> values;
+    std::vector<Positions> more;
+    TextArena texts;
+    size_t indexed = 0;  // the first `indexed` records of the workspace are in `values`
+    // The record at `at` has `folded` in `field` (records come in order, each text once or more).
+    void Add(Field field, std::string_view folded, std::uint32_t at);
+    size_t RecordsOf(const Value& v) const { return 1 + (v.more == Value::kNone ? 0 : more[v.more].size()); }
+    // Every value as (field, text, positions), in value order (Problems compares two builds).
+    std::vector<std::tuple<Field, std::string_view, std::vector<std::uint32_t>>> Sorted() const;
   };
   // Indexes the workspace's records (`ids`) from e.indexed to `upto`.
   void IndexUpTo(const State& s, const std::string& workspace_id, const IdList& ids, Entry& e, size_t upto) const;
@@ -259,9 +315,16 @@ class EmailOrder {
   mutable std::unordered_map<std::string, List> byWorkspace_;
 };
 
+// The email search's fields: a term (Part 4.9 `q`) is looked for in the subject, the snippet and
+// the senders' and recipients' names and addresses; `subject` in the subject; `from` in the
+// senders'; `to` in the recipients' and cc.
+namespace email_field {
+inline constexpr Field kSubject = 0, kSnippet = 1, kFrom = 2, kTo = 3, kCc = 4;
+inline constexpr Fields kTerm = FieldBit(kSubject) | FieldBit(kSnippet) | FieldBit(kFrom) | FieldBit(kTo);
+}  // namespace email_field
+
 // The three searches the State keeps (model/state.hpp): mailboxes by address and name, domains by
-// name, emails by what a search term is matched against (subject, snippet, senders' and
-// recipients' names and addresses, cc), in EmailOrder's order.
+// name, emails by what their filters are matched against (email_field), in EmailOrder's order.
 WorkspaceTextSearch MakeMailboxSearch();
 WorkspaceTextSearch MakeDomainSearch();
 WorkspaceTextSearch MakeEmailSearch();

@@ -40,7 +40,9 @@ void AnswersAsAMap(std::uint32_t key_range) {
         const int* found = table.Find(k);
         const auto it = map.find(k);
         ASSERT_EQ(found != nullptr, it != map.end()) << k;
-        if (found) ASSERT_EQ(*found, it->second) << k;
+        if (found) {
+          ASSERT_EQ(*found, it->second) << k;
+        }
       }
       ASSERT_EQ(table.size(), map.size());
       std::map<std::uint32_t, int> listed;
