@@ -174,6 +174,15 @@ TEST(SearchEmails, EachFilterFindsAValueOnlyInItsFieldsAndASharedValueCountsEver
   EXPECT_EQ(Find(s, q).size(), 100u);
   q.q = "shared@corr note";  // two values, each of hundreds: the emails in both
   EXPECT_EQ(Find(s, q).size(), 100u);
+  // The index is asked for the 8 longest terms; the rest, on the rows those give. Here the 9th
+  // is the one that picks the email ("note 228"), and then, the first two leaving two emails,
+  // the third is checked on those two.
+  q.q = "shared@corr.io shared@corr hared@corr ared@corr red@corr shared@ corr.io @corr 228";
+  EXPECT_EQ(Find(s, q), (Ids{"eml_231"}));
+  q.q = "orbit launch nothing";
+  EXPECT_EQ(Find(s, q), (Ids{"eml_1", "eml_0"}));
+  q.q = "orbit launch weekly";
+  EXPECT_TRUE(Find(s, q).empty());
   EXPECT_EQ(IndexProblems(s), "");
 }
 
