@@ -180,7 +180,7 @@ Result<EmailSearchView> SearchEmails(const State& s, const Caller& caller, const
   // nothing left, the lists are the answer, and no row is read but the page's (a term 4,514 of
   // 4.5 M generated emails have, each row checked: 2.3 ms).
   // The longest first (the likeliest to be rare), and at most kIndexedFilters of them, none once
-  // the emails found are few: a query of thousands of terms (a 16 KiB request line) asks the
+  // the emails found are few: a query of thousands of terms (an 8 KiB request line) asks the
   // index a bounded number of times, and its other terms are checked on the rows found.
   using namespace email_field;
   std::vector<std::pair<std::string_view, Fields>> texts = {
