@@ -28,10 +28,15 @@ bool MatchesTerm(const Email& e, const std::string& term) {
          ContainsFolded(e.snippet, term);
 }
 
+// Each term once (an email matches when it has every term: a repeat adds nothing but, for a
+// term most emails have, a check of every row per repeat: `q=con+con+...` of 2,000 terms at 1k
+// emails took 0.16 s).
 std::vector<std::string> TermsOf(const EmailQuery& q) {
   std::vector<std::string> terms;
   std::istringstream words(ToLower(q.q));
   for (std::string w; words >> w;) terms.push_back(w);
+  std::sort(terms.begin(), terms.end());
+  terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
   return terms;
 }
 

@@ -183,6 +183,8 @@ TEST(SearchEmails, EachFilterFindsAValueOnlyInItsFieldsAndASharedValueCountsEver
   EXPECT_EQ(Find(s, q), (Ids{"eml_1", "eml_0"}));
   q.q = "orbit launch weekly";
   EXPECT_TRUE(Find(s, q).empty());
+  q.q = "ORBIT orbit Orbit launch orbit";  // a term repeated is the term once
+  EXPECT_EQ(Find(s, q), (Ids{"eml_1", "eml_0"}));
   EXPECT_EQ(IndexProblems(s), "");
 }
 
