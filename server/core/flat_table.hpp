@@ -22,6 +22,9 @@ namespace emsim::core {
 inline size_t FibonacciHome(std::uint32_t key) {
   return static_cast<size_t>((static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ULL) >> 32);
 }
+inline size_t FibonacciHome64(std::uint64_t key) {  // bits 32-63 of the product depend on all of the key's
+  return static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> 32);
+}
 inline size_t IdentityHome(std::uint64_t key) { return static_cast<size_t>(key); }
 
 template <std::unsigned_integral Key, class Value, size_t (*Home)(Key)>

@@ -24,19 +24,19 @@ DomainListView ListDomains(const State& s, const Caller& caller, const std::stri
     for (auto i = view.page.begin; i < view.page.end; ++i) view.domains.push_back(s.domains.Find(ids[static_cast<size_t>(i)]));
     return view;
   }
+  if (const auto at = s.domainSearch.MatchesAt(s, caller.workspaceId, needle)) {
+    // The index's answer is exact (model/text_search.hpp): positions in the workspace's ids, in
+    // order; only the page's domains are looked up.
+    view.page = Paginate(static_cast<std::int64_t>(at->size()), page);
+    for (auto i = view.page.begin; i < view.page.end; ++i)
+      if (const Domain* d = s.domains.Find(ids[(*at)[static_cast<size_t>(i)]])) view.domains.push_back(d);
+    return view;
+  }
+  // A needle too short for the index, or one most domains may match: the rows in table order (the
+  // creation order of the workspace's ids too), contiguously.
   std::vector<const Domain*> matching;
-  auto check = [&](const Domain& d) {
-    if (ContainsFolded(d.domain, needle)) matching.push_back(&d);
-  };
-  auto check_id = [&](const std::string& id) {
-    if (const Domain* d = s.domains.Find(id)) check(*d);
-  };
-  // The index's matches (model/text_search.hpp), in the workspace's order; a needle too
-  // short for it, or one most domains may match, reads the rows in table order (the creation
-  // order of the index too), contiguously.
-  if (!s.domainSearch.ForEachMatch(s, caller.workspaceId, needle, check_id))
-    for (const Domain& d : s.domains)
-      if (d.workspaceId == caller.workspaceId) check(d);
+  for (const Domain& d : s.domains)
+    if (d.workspaceId == caller.workspaceId && ContainsFolded(d.domain, needle)) matching.push_back(&d);
   view.page = Paginate(static_cast<std::int64_t>(matching.size()), page);
   view.domains.assign(matching.begin() + view.page.begin, matching.begin() + view.page.end);
   return view;

@@ -14,6 +14,11 @@ namespace emsim::model {
 
 inline constexpr std::int64_t kSearchDefaultLimit = 20;
 inline constexpr std::int64_t kSearchMaxLimit = 100;
+// The distinct words q may hold (README gap decision). A search reads every row for a word most
+// emails have, and each row is checked for each such word until one is missing: without a limit,
+// one request of thousands of common short words (an 8 KiB request line holds ~2,700) would hold
+// the store's read lock, and every write, for minutes at millions of emails.
+inline constexpr size_t kMaxSearchTerms = 32;
 
 struct EmailQuery {
   std::string q;        // every whitespace-separated term in subject, snippet, from or to (names, addresses)
@@ -34,7 +39,8 @@ struct EmailSearchView {
 };
 
 // Text comparisons ignore case. Emails of the caller's workspace only, newest first (ties: the
-// later-stored first). `before` not later than `after`: 400 naming `before`.
+// later-stored first). `before` not later than `after`: 400 naming `before`; more than
+// kMaxSearchTerms distinct words in q: 400 naming `q`.
 Result<EmailSearchView> SearchEmails(const State& s, const Caller& caller, const EmailQuery& q);
 // One step of bringing the email index SearchEmails(q) would use up to date
 // (WorkspaceTextSearch::CatchUp): at most `most` more emails indexed; how many are left (0 when q

@@ -26,6 +26,9 @@ std::uint32_t Trigram(std::string_view text, size_t i) {
   return Folded(text[i]) << 16 | Folded(text[i + 1]) << 8 | Folded(text[i + 2]);
 }
 
+// Four.
+std::uint32_t Quadgram(std::string_view text, size_t i) { return Trigram(text, i) << 8 | Folded(text[i + 3]); }
+
 }  // namespace
 
 void Positions::Append(std::uint32_t at) {
@@ -114,20 +117,22 @@ bool Positions::Cursor::SeekTo(std::uint32_t at) {
   return true;
 }
 
-Positions& WorkspaceTextSearch::Postings::operator[](std::uint32_t trigram) {
-  const auto [list, added] = index_.Emplace(trigram + 1, static_cast<std::uint32_t>(lists_.size()));
+Positions& WorkspaceTextSearch::Postings::operator[](std::uint32_t gram) {
+  const auto [list, added] = index_.Emplace(std::uint64_t{gram} + 1, static_cast<std::uint32_t>(lists_.size()));
   if (added) lists_.emplace_back();
   return lists_[*list];
 }
 
-const Positions* WorkspaceTextSearch::Postings::Find(std::uint32_t trigram) const {
-  const std::uint32_t* list = index_.Find(trigram + 1);
+const Positions* WorkspaceTextSearch::Postings::Find(std::uint32_t gram) const {
+  const std::uint32_t* list = index_.Find(std::uint64_t{gram} + 1);
   return list ? &lists_[*list] : nullptr;
 }
 
 std::map<std::uint32_t, std::vector<std::uint32_t>> WorkspaceTextSearch::Postings::Sorted() const {
   std::map<std::uint32_t, std::vector<std::uint32_t>> out;
-  index_.ForEach([&](std::uint32_t key, std::uint32_t list) { out.emplace(key - 1, lists_[list].Decoded()); });
+  index_.ForEach([&](std::uint64_t key, std::uint32_t list) {
+    out.emplace(static_cast<std::uint32_t>(key - 1), lists_[list].Decoded());
+  });
   return out;
 }
 
@@ -165,13 +170,16 @@ void WorkspaceTextSearch::Entry::Add(Field field, std::string_view folded, std::
       const std::uint32_t number = *slot;
       const std::string_view text = texts.Add(folded);
       values.push_back(Value{text.data(), static_cast<std::uint32_t>(text.size()), field, at});
-      // Each trigram's list gets the value once (numbers only grow: lists stay in order). The
-      // trigram rolled along (three bytes per position folded again were a fifth of a build).
-      std::uint32_t t = static_cast<unsigned char>(text[0]) << 8 | static_cast<unsigned char>(text[1]);
-      for (size_t i = 2; i < text.size(); ++i) {
-        t = (t << 8 | static_cast<unsigned char>(text[i])) & 0xffffff;  // == Trigram(text, i - 2)
-        auto& list = postings[t];
+      // Each gram's list gets the value once (numbers only grow: lists stay in order). The grams
+      // rolled along (three bytes per position folded again were a fifth of a build).
+      const auto once = [number](Positions& list) {
         if (list.empty() || list.back() != number) list.Append(number);
+      };
+      std::uint32_t g = static_cast<unsigned char>(text[0]) << 8 | static_cast<unsigned char>(text[1]);
+      for (size_t i = 2; i < text.size(); ++i) {
+        g = g << 8 | static_cast<unsigned char>(text[i]);  // its low 24 bits == Trigram(text, i - 2)
+        once(postings[g & 0xffffff]);
+        if (i >= 3) once(quadgrams[g]);
       }
       return;
     }
@@ -187,7 +195,7 @@ void WorkspaceTextSearch::Entry::Add(Field field, std::string_view folded, std::
   }
 }
 
-std::vector<std::tuple<Field, std::string_view, std::vector<std::uint32_t>>> WorkspaceTextSearch::Entry::Sorted()
+std::vector<std::tuple<Field, std::string_view, std::vector<std::uint32_t>>> WorkspaceTextSearch::Entry::AllValues()
     const {
   std::vector<std::tuple<Field, std::string_view, std::vector<std::uint32_t>>> out;
   for (const Value& v : values) {
@@ -203,7 +211,7 @@ void WorkspaceTextSearch::IndexUpTo(const State& s, const std::string& workspace
   if (e.indexed >= upto) return;  // a search of an index that is up to date
   // Each text folded once, into a buffer the build reuses, and looked up as a value: a text the
   // workspace has already (a subject, a correspondent, a name) costs that lookup and a position;
-  // only a new one's trigrams are added.
+  // only a new one's grams are added.
   std::uint32_t at = 0;
   std::string folded;
   const Add add = [&](Field field, std::string_view text) {
@@ -219,17 +227,6 @@ void WorkspaceTextSearch::IndexUpTo(const State& s, const std::string& workspace
   }
 }
 
-bool WorkspaceTextSearch::ForEachMatch(const State& s, const std::string& workspace_id, std::string_view needle_lower,
-                                       const std::function<void(const std::string& id)>& match) const {
-  const auto positions = MatchesAt(s, workspace_id, needle_lower);
-  if (!positions) return false;
-  if (!positions->empty()) {
-    const IdList& ids = *ids_(s, workspace_id);
-    for (const std::uint32_t at : *positions) match(ids[at]);
-  }
-  return true;
-}
-
 std::optional<std::vector<std::uint32_t>> WorkspaceTextSearch::MatchesAt(const State& s,
                                                                          const std::string& workspace_id,
                                                                          std::string_view needle_lower,
@@ -240,10 +237,13 @@ std::optional<std::vector<std::uint32_t>> WorkspaceTextSearch::MatchesAt(const S
   std::lock_guard lock(mu_);
   Entry& e = entries_[workspace_id];
   IndexUpTo(s, workspace_id, *ids, e, ids->size());
+  // A needle of four bytes or more by its four-byte grams: their lists are an order of magnitude
+  // shorter than the trigrams' where text repeats with variations (digits: "0123" against "123").
   std::vector<const Positions*> lists;
-  for (size_t i = 0; i + 3 <= needle_lower.size(); ++i) {
-    const Positions* list = e.postings.Find(Trigram(needle_lower, i));
-    if (!list) return std::vector<std::uint32_t>();  // no value has this trigram: none matches
+  const bool quads = needle_lower.size() >= 4;
+  for (size_t i = 0; i + (quads ? 4 : 3) <= needle_lower.size(); ++i) {
+    const Positions* list = quads ? e.quadgrams.Find(Quadgram(needle_lower, i)) : e.postings.Find(Trigram(needle_lower, i));
+    if (!list) return std::vector<std::uint32_t>();  // no value has this gram: none matches
     lists.push_back(list);
   }
   // The shortest list, cut down by the others (a value that contains the needle is in each; each
@@ -253,13 +253,13 @@ std::optional<std::vector<std::uint32_t>> WorkspaceTextSearch::MatchesAt(const S
   std::sort(lists.begin(), lists.end(), [](const auto* a, const auto* b) {
     return a->size() != b->size() ? a->size() < b->size() : a < b;
   });
-  lists.erase(std::unique(lists.begin(), lists.end()), lists.end());  // a trigram the needle has twice
+  lists.erase(std::unique(lists.begin(), lists.end()), lists.end());  // a gram the needle has twice
   // A needle most records may match ("example.com"): the caller's scan reads the rows in order,
   // ~4 times faster than looking up each match by id (4.5 M mailboxes: 0.65 s against 3.3 s);
   // checking as many values costs about what checking the rows does.
   const size_t most = ids->size() / 4;
   if (lists.front()->size() > most) return std::nullopt;
-  // A trigram nearly every value has ("con" of the "contact<n>@" of every generated email's
+  // A gram nearly every value has ("con" of the "contact<n>@" of every generated email's
   // correspondent) would strike out less than an eighth of the candidates for a search per
   // candidate in a list of millions: they are left to the check.
   const size_t nearly_all = e.values.size() - e.values.size() / 8;
@@ -351,7 +351,8 @@ std::string WorkspaceTextSearch::Problems(const State& s) const {
     // A fresh build of the same prefix, compared list by list.
     Entry fresh;
     if (e.indexed > 0) IndexUpTo(s, workspace_id, *ids, fresh, e.indexed);
-    if (fresh.postings.Sorted() != e.postings.Sorted() || fresh.Sorted() != e.Sorted())
+    if (fresh.postings.Sorted() != e.postings.Sorted() || fresh.quadgrams.Sorted() != e.quadgrams.Sorted() ||
+        fresh.AllValues() != e.AllValues())
       out += name_ + "[" + workspace_id + "]; ";
   }
   return out;

@@ -7,10 +7,11 @@
 // (values: a text as folded, with the field it is in), each with the records that have it, as
 // positions in the workspace's list of ids (State::mailboxesByWorkspace, State::domainsByWorkspace,
 // EmailOrder), which only grows, in table order, until a rebuild, a removal or the workspace's
-// deletion; and the trigrams (three lower-cased bytes) of the values, each with the values that
-// have it. A needle of three bytes or more can only be in a value that has every trigram of it:
-// those in all of its lists are checked, each once, and the records of the values that contain
-// it are the answer, exactly, in the workspace's order. Checked per record instead, a needle a
+// deletion; and the grams of the values (every three and every four lower-cased bytes), each with
+// the values that have it. A needle of three bytes or more can only be in a value that has every
+// gram of it (a needle of four bytes or more is looked up by its four-byte grams, whose lists are
+// shorter): those in all of its lists are checked, each once, and the records of the values that
+// contain it are the answer, exactly, in the workspace's order. Checked per record instead, a needle a
 // thousand records share (one correspondent's address among 4.5 M generated emails: 4,514 of
 // them) read every one of those records, ~0.4 us each; its value is checked once. Shorter
 // needles, and needles a quarter of the workspace may match, still scan.
@@ -65,9 +66,9 @@ void MailboxSearchTexts(const State& s, const Mailbox& m, std::string& address, 
 // `from` (where the next of a run of ordered searches usually is).
 const std::uint32_t* GallopTo(const std::uint32_t* from, const std::uint32_t* end, std::uint32_t at);
 
-// A trigram's list of record positions, in order, each kept as its distance from the one before
-// in 1-5 bytes (7 bits a byte, the high bit set on all but the last), and every 32nd position
-// with where its bytes end kept aside to jump to. The distances mostly fit a byte: at four bytes
+// A gram's list of value numbers, or a value's of record positions: in order, each kept as its
+// distance from the one before in 1-5 bytes (7 bits a byte, the high bit set on all but the
+// last), and every 32nd position with where its bytes end kept aside to jump to. The distances mostly fit a byte: at four bytes
 // a position, the first searches of a workspace of 4.5 M generated mailboxes (and as many emails)
 // made emsim ~2 GB larger, and a third of building an index was copying lists as they grew and
 // the kernel zeroing their new pages. (Offsets are 32 bits: a list's bytes stay far below 4 GiB,
@@ -155,19 +156,15 @@ class WorkspaceTextSearch {
     return *this;
   }
 
-  // Calls `match` with the id of each record of `workspace_id` that has a text containing
-  // `needle_lower`, in the workspace's order, and answers true; or answers false when the needle
-  // is too short for the index, or so common that a scan is faster (the caller scans).
-  bool ForEachMatch(const State& s, const std::string& workspace_id, std::string_view needle_lower,
-                    const std::function<void(const std::string& id)>& match) const;
   // The positions in the workspace's ids, in order, of the records with a text of one of `fields`
-  // that contains `needle_lower`; none (nullopt) when the caller scans. A list rather than a call
-  // each: the email search intersects its filters' lists and reads its rows ahead.
+  // that contains `needle_lower`, exactly; none (nullopt) when the needle is too short for the
+  // index, or so common that a scan is faster: the caller scans. A list, so a caller counts the
+  // matches and looks up a page's rows alone; the email search intersects its filters' lists.
   std::optional<std::vector<std::uint32_t>> MatchesAt(const State& s, const std::string& workspace_id,
                                                       std::string_view needle_lower,
                                                       Fields fields = kAnyField) const;
 
-  // For a search of `needle` (as ForEachMatch takes it): indexes at most `most` more of the
+  // For a search of `needle` (as MatchesAt takes it): indexes at most `most` more of the
   // workspace's records and answers how many are still not indexed (0: up to date, no record, or
   // a needle too short for the index, which a search answers by a scan). A caller brings a big
   // workspace's first search up to date in steps, each under a read transaction of its own
@@ -188,20 +185,21 @@ class WorkspaceTextSearch {
   size_t Workspaces() const;
 
  private:
-  // Trigram -> value numbers: a flat table (core/flat_table) of list indexes over the lists. A
-  // build looks up a trigram for every byte of every new value; std::unordered_map's lookup (a
-  // modulo by a prime, a node per trigram) was most of a first search (emails at 1 M: 3.7 s).
+  // Gram (three or four bytes) -> value numbers: a flat table (core/flat_table) of list indexes
+  // over the lists. A build looks up grams for every byte of every new value; std::unordered_map's
+  // lookup (a modulo by a prime, a node per trigram) was most of a first search (emails at 1 M:
+  // 3.7 s).
   class Postings {
    public:
-    // The trigram's list, made empty when it has none (valid until the next call).
-    Positions& operator[](std::uint32_t trigram);
-    const Positions* Find(std::uint32_t trigram) const;
-    // Every list by its trigram, in trigram order (Problems compares two builds).
+    // The gram's list, made empty when it has none (valid until the next call).
+    Positions& operator[](std::uint32_t gram);
+    const Positions* Find(std::uint32_t gram) const;
+    // Every list by its gram, in gram order (Problems compares two builds).
     std::map<std::uint32_t, std::vector<std::uint32_t>> Sorted() const;
 
    private:
-    // trigram + 1 (a trigram is 24 bits, and 0 is the table's empty key) -> index in lists_
-    core::FlatTable<std::uint32_t, std::uint32_t, core::FibonacciHome> index_;
+    // gram + 1 (0 is the table's empty key, and a four-byte gram may be 0) -> index in lists_
+    core::FlatTable<std::uint64_t, std::uint32_t, core::FibonacciHome64> index_;
     std::vector<Positions> lists_;
   };
   // A distinct text of the workspace's records, as folded, in one field, and the records that
@@ -217,6 +215,11 @@ class WorkspaceTextSearch {
   };
   struct Entry {
     Postings postings;  // trigram -> value numbers
+    // Four-byte gram -> value numbers, for needles of four bytes or more: a generated address's
+    // digits ("gen-0000123") have trigrams tens of thousands of values share among 4.5 M, and
+    // merging those lists was nearly all of a selective search (135 us); the needle's four-byte
+    // grams' lists are a tenth as long. (Trigrams stay for three-byte needles.)
+    Postings quadgrams;
     // TextValueKey(field, text) -> value number; a key two values share moves the later one on
     // to the next key, so a lookup compares the text of every value it finds (32-bit keys: half
     // the table of 64-bit ones, and the ~2,400 such keys among 4.5 M values cost a step each)
@@ -229,7 +232,7 @@ class WorkspaceTextSearch {
     void Add(Field field, std::string_view folded, std::uint32_t at);
     size_t RecordsOf(const Value& v) const { return 1 + (v.more == Value::kNone ? 0 : more[v.more].size()); }
     // Every value as (field, text, positions), in value order (Problems compares two builds).
-    std::vector<std::tuple<Field, std::string_view, std::vector<std::uint32_t>>> Sorted() const;
+    std::vector<std::tuple<Field, std::string_view, std::vector<std::uint32_t>>> AllValues() const;
   };
   // Indexes the workspace's records (`ids`) from e.indexed to `upto`.
   void IndexUpTo(const State& s, const std::string& workspace_id, const IdList& ids, Entry& e, size_t upto) const;

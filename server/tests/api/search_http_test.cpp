@@ -133,6 +133,13 @@ TEST(SearchEmails, BadParametersAre400sNamingTheParameter) {
   expect("before=2025-12-01T10:00:00", "before");  // a time needs a zone
   expect("after=2025-12-02&before=2025-12-01", "before");
   expect("q=a&q=b", "q");
+  // More distinct words than a search takes (README gap decision): 400 saying how many.
+  std::string many = "q=w0";
+  for (int i = 1; i <= 32; ++i) many += "%20w" + std::to_string(i);
+  expect(many, "q");
+  EXPECT_NE(server.Get(std::string(kSearch) + "?" + many).body["errors"][0]["msg"].get<std::string>().find(
+                "33 distinct words"),
+            std::string::npos);
 }
 
 TEST(SearchEmails, ReadsDoNotChangeTheState) {

@@ -86,6 +86,41 @@ TEST(SearchEmails, FreeTextNeedsEveryTermInSubjectSnippetOrAddresses) {
   EXPECT_TRUE(Find(s, q).empty());
 }
 
+TEST(SearchEmails, AWordInsideAnotherAddsNothingAndTheOtherStillCounts) {
+  State s = Corpus();
+  EmailQuery q;
+  q.q = "re re:";  // "re" is in e1's "review" and e3's "Failure"; "re:" only in e2's subject
+  EXPECT_EQ(Find(s, q), (Ids{"e2"}));
+  q.q = "re: re";
+  EXPECT_EQ(Find(s, q), (Ids{"e2"}));
+  q.q = "pipe pipeline PIPELINE";
+  EXPECT_EQ(Find(s, q), (Ids{"e2", "e1"}));
+}
+
+TEST(SearchEmails, AtMost32DistinctWordsRepeatsCountOnce) {
+  State s = Corpus();
+  EmailQuery q;
+  for (int i = 0; i < 32; ++i) q.q += "quarterly" + std::string(static_cast<size_t>(i), 'y') + " ";
+  // 32 distinct words (none found): answered.
+  auto r = SearchEmails(s, kSearcher, q);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->emails.empty());
+  // A thousand repeats of one word are one word.
+  q.q.clear();
+  for (int i = 0; i < 1000; ++i) q.q += "Quarterly ";
+  EXPECT_EQ(Find(s, q), (Ids{"e2", "e1"}));
+  // A 33rd distinct word: refused, naming q.
+  q.q += " tuesday";
+  for (int i = 0; i < 31; ++i) q.q += " t" + std::to_string(i);
+  r = SearchEmails(s, kSearcher, q);
+  ASSERT_FALSE(r.ok());
+  ASSERT_EQ(r.error().errors.size(), 1u);
+  EXPECT_EQ(r.error().errors[0].param, "q");
+  EXPECT_NE(r.error().message.find("33 distinct words; a search takes at most 32"), std::string::npos)
+      << r.error().message;
+  EXPECT_EQ(CatchUpEmailSearch(s, kSearcher, q, 1000), 0u);  // nothing indexed for a refused search
+}
+
 TEST(SearchEmails, FromToAndSubjectAreSubstringsIgnoringCase) {
   State s = Corpus();
   EmailQuery q;
@@ -462,6 +497,38 @@ TEST(SearchEmails, TwoTextsWhoseValueKeysCollideStayApart) {
   EXPECT_EQ(Find(s, q), (Ids{"eml_3", "eml_1"})) << first << " and " << second;
   q.subject = "collide-";
   EXPECT_EQ(Find(s, q).size(), 4u);
+  EXPECT_EQ(IndexProblems(s), "");
+}
+
+// Needles of four bytes or more are looked up by their four-byte grams, shorter ones by their
+// trigrams: every byte value is a gram's byte (the gram of four NUL bytes is 0, which the grams'
+// table cannot hold as it is), and a needle whose grams are all there but not in one value finds
+// nothing.
+TEST(SearchEmails, EveryByteOfAGramAndEachGramLengthFindWhatAScanFinds) {
+  State s;
+  const std::vector<std::string> subjects = {std::string("x\0\0\0\0y", 6), "\xff\xff\xff\xffz", "abcd-1234",
+                                             "abcz", "zbcd", "0123 and 1234"};
+  for (size_t i = 0; i < subjects.size(); ++i) {
+    Email e;
+    e.id = "eml_" + std::to_string(i);
+    e.accountId = "acc_a";
+    e.workspaceId = "ws_a";
+    e.subject = subjects[i];
+    e.date = At("2025-12-01T00:00:00.000Z") + static_cast<Millis>(i) * kSecond;
+    s.emails.Insert(e);
+  }
+  auto subject = [&](std::string needle) {
+    EmailQuery q;
+    q.subject = std::move(needle);
+    return Find(s, q);
+  };
+  EXPECT_EQ(subject(std::string("\0\0\0\0", 4)), (Ids{"eml_0"}));
+  EXPECT_EQ(subject(std::string("\0\0\0", 3)), (Ids{"eml_0"}));
+  EXPECT_EQ(subject("\xff\xff\xff\xff"), (Ids{"eml_1"}));
+  EXPECT_EQ(subject("abcd"), (Ids{"eml_2"}));   // its grams "abc" and "bcd" are in eml_3 and eml_4 too
+  EXPECT_EQ(subject("bcd"), (Ids{"eml_4", "eml_2"}));
+  EXPECT_EQ(subject("01234"), (Ids{}));  // "0123" and "1234" both in eml_5, not as one
+  EXPECT_EQ(subject("ABCD-12"), (Ids{"eml_2"}));
   EXPECT_EQ(IndexProblems(s), "");
 }
 
