@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (clang, ASan + UBSan, into build-fuzz/: scripts/sanitized-build.sh),
 # writes their seed corpora from the project's files, fuzzes each harness for SECONDS (default 60),
-# one per CPU at a time, then replays every input it has: the seeds, the corpus the fuzzer grew (kept between runs) and
-# fuzz/regressions/. Prints the executions per harness and "N passed, N failed"; exits non-zero on
-# any finding, whose input is left in build-fuzz/fuzz-crashes/<harness>/ (README.md beside this
-# script).
+# one per CPU at a time, then replays every input it has: the seeds, the corpus the fuzzer grew
+# (kept between runs) and fuzz/regressions/. Prints the executions per harness and "N passed, N
+# failed"; exits non-zero on any finding, whose input is left in build-fuzz/fuzz-crashes/<harness>/
+# (README.md beside this script).
 #
 # Usage: fuzz/run.sh [SECONDS] [HARNESS...]      e.g. fuzz/run.sh 3600 router
 # Environment: EMSIM_FUZZ_BUILD_DIR (default <checkout>/build-fuzz), EMSIM_FUZZ_ARGS (extra

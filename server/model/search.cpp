@@ -40,9 +40,9 @@ std::vector<std::string> WordsOf(const EmailQuery& q) {
   return words;
 }
 
-// The terms a search looks for: q's distinct words (at most kMaxSearchTerms: the caller has
-// refused more), less those inside another (an email that has "contact" has "con"), longest
-// first: the likeliest to be rare, so a row's check mostly stops at its first term.
+// The terms a search looks for: q's distinct words, less those inside another (an email that has
+// "contact" has "con"), longest first: the likeliest to be rare, so a row's check mostly stops at
+// its first term. More than kMaxSearchTerms words come back as they are, for the caller to refuse.
 std::vector<std::string> TermsOf(const EmailQuery& q) {
   std::vector<std::string> words = WordsOf(q);
   if (words.size() > kMaxSearchTerms) return words;  // refused by SearchEmails; not worth the work

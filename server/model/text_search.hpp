@@ -11,8 +11,8 @@
 // the values that have it. A needle of three bytes or more can only be in a value that has every
 // gram of it (a needle of four bytes or more is looked up by its four-byte grams, whose lists are
 // shorter): those in all of its lists are checked, each once, and the records of the values that
-// contain it are the answer, exactly, in the workspace's order. Checked per record instead, a needle a
-// thousand records share (one correspondent's address among 4.5 M generated emails: 4,514 of
+// contain it are the answer, exactly, in the workspace's order. Checked per record instead, a
+// needle a thousand records share (one correspondent's address among 4.5 M generated emails: 4,514 of
 // them) read every one of those records, ~0.4 us each; its value is checked once. Shorter
 // needles, and needles a quarter of the workspace may match, still scan.
 //
@@ -68,11 +68,12 @@ const std::uint32_t* GallopTo(const std::uint32_t* from, const std::uint32_t* en
 
 // A gram's list of value numbers, or a value's of record positions: in order, each kept as its
 // distance from the one before in 1-5 bytes (7 bits a byte, the high bit set on all but the
-// last), and every 32nd position with where its bytes end kept aside to jump to. The distances mostly fit a byte: at four bytes
-// a position, the first searches of a workspace of 4.5 M generated mailboxes (and as many emails)
-// made emsim ~2 GB larger, and a third of building an index was copying lists as they grew and
-// the kernel zeroing their new pages. (Offsets are 32 bits: a list's bytes stay far below 4 GiB,
-// as a workspace's records stay below what memory holds.)
+// last), and every 32nd position with where its bytes end kept aside to jump to. The distances
+// mostly fit a byte: at four bytes a position, the first searches of a workspace of 4.5 M
+// generated mailboxes (and as many emails) made emsim ~2 GB larger, and a third of building an
+// index was copying lists as they grew and the kernel zeroing their new pages. (Offsets are 32
+// bits: a list's bytes stay far below 4 GiB, as a workspace's records stay below what memory
+// holds.)
 class Positions {
  public:
   // `at` is more than back(), or the list is empty.
