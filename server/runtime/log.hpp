@@ -24,6 +24,10 @@ using LogFields = nlohmann::ordered_json;
 // and the fields (a field named time, level or msg takes that member's place).
 std::string FormatLogLine(LogFormat format, std::string_view time, std::string_view level, std::string_view message,
                           const LogFields& fields);
+// info and debug lines reach stderr within a few milliseconds, written together; warn and error
+// lines (and everything logged before them) before Log returns.
 void Log(const std::string& level, const std::string& message, const LogFields& fields = LogFields::object());
+// Writes every line still waiting (at exit it runs by itself; tests that read stderr call it).
+void FlushLog();
 
 }  // namespace emsim::runtime

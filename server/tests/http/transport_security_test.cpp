@@ -90,6 +90,7 @@ TEST(Transport, ARequestLineTooLongIs414SayingSoWithARequestIdTheLogAndJournalCa
   ::testing::internal::CaptureStderr();
   ASSERT_TRUE(c.Send("GET /v1/domain/list?contains=" + std::string(9000, 'a') + " HTTP/1.1\r\nHost: emsim\r\n\r\n"));
   const std::string answer = c.ReadAnswer();
+  runtime::FlushLog();  // an info line waits a few milliseconds for others
   const std::string log = ::testing::internal::GetCapturedStderr();
   runtime::SetLogLevel("warn");
   ExpectSpecErrorShape(answer, 414);

@@ -63,5 +63,44 @@ TEST(LogLine, AJsonLineIsOneValidObjectEvenWithBytesThatAreNotUtf8) {
   EXPECT_EQ(parsed["\xef\xbf\xbd"], 1);
 }
 
+// info lines are written a few milliseconds later, together; a warn line goes out before Log
+// returns, with every line logged before it, in order. So what says what went wrong is on stderr
+// at once, and no line overtakes another.
+TEST(Log, AWarningIsWrittenAtOnceAfterTheInfoLinesBeforeIt) {
+  const std::string level_before = LogEnabled("debug") ? "debug" : LogEnabled("info") ? "info" : "warn";
+  SetLogLevel("info");
+  FlushLog();
+  ::testing::internal::CaptureStderr();
+  Log("info", "first", {{"n", 1}});
+  Log("info", "second", {{"n", 2}});
+  Log("warn", "third", {{"n", 3}});
+  const std::string written = ::testing::internal::GetCapturedStderr();  // no flush asked for
+  SetLogLevel(level_before);
+  const auto first = written.find(" info first n=1\n"), second = written.find(" info second n=2\n"),
+             third = written.find(" warn third n=3\n");
+  ASSERT_NE(first, std::string::npos) << written;
+  ASSERT_NE(second, std::string::npos) << written;
+  ASSERT_NE(third, std::string::npos) << written;
+  EXPECT_LT(first, second);
+  EXPECT_LT(second, third);
+}
+
+TEST(Log, FlushWritesTheInfoLinesThatWait) {
+  const std::string level_before = LogEnabled("debug") ? "debug" : LogEnabled("info") ? "info" : "warn";
+  SetLogLevel("info");
+  FlushLog();
+  ::testing::internal::CaptureStderr();
+  for (int i = 0; i < 1000; ++i) Log("info", "line", {{"i", i}});
+  FlushLog();
+  const std::string written = ::testing::internal::GetCapturedStderr();
+  SetLogLevel(level_before);
+  size_t at = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const auto next = written.find(" info line i=" + std::to_string(i) + "\n", at);
+    ASSERT_NE(next, std::string::npos) << "line " << i << " missing or out of order";
+    at = next;
+  }
+}
+
 }  // namespace
 }  // namespace emsim::runtime
