@@ -1,5 +1,6 @@
 #include "runtime/log.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -19,7 +20,6 @@ namespace emsim::runtime {
 namespace {
 std::atomic<LogFormat> g_format{LogFormat::kText};  // process-wide output settings, not state
 std::atomic<LogLevel> g_level{LogLevel::kInfo};
-std::mutex g_mu;
 
 std::optional<LogLevel> LevelOf(std::string_view name) {
   if (name == "debug") return LogLevel::kDebug;
@@ -152,6 +152,12 @@ void WriteAll(const std::string& bytes) {
 // Sleeps until a line waits, lets others join it for kFlushDelay, writes them. While it sleeps
 // on the delay no thread waits on the condition, so a line's notify costs no syscall.
 void FlusherLoop(Sink& sink) {
+  // Started by whichever thread logs first, perhaps before a command blocks SIGTERM and SIGINT
+  // for its sigwait: a stop signal delivered here would take its default action (no stop, no
+  // flush). The process's signals are for the threads that wait for them.
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, nullptr);
   for (;;) {
     {
       std::unique_lock lock(sink.mu);
@@ -182,7 +188,8 @@ void Log(const std::string& level, const std::string& message, const LogFields& 
                                          level, message, fields);
   // Whole lines into one buffer, so lines of concurrent requests never interleave.
   Sink& sink = TheSink();
-  bool now = level != "info" && level != "debug";
+  const auto parsed = LevelOf(level);
+  bool now = !parsed || *parsed >= LogLevel::kWarn;
   bool wake = false, full = false;
   {
     std::lock_guard lock(sink.mu);
