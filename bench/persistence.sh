@@ -3,7 +3,8 @@
 # BENCH_OUT=FILE, appends it there (bench/results/latest.md keeps the other sections as they are).
 #   1. the stateful POST (a valid MONTHLY placement purchase, wrk -t2 -c32) in memory, with
 #      --data-dir (synchronous=FULL) and with --durability process: three servers taking turns,
-#      BENCH_ROUNDS rounds (default 3), medians, and emsim's own CPU per purchase;
+#      BENCH_ROUNDS rounds (default 3), medians, and emsim's own CPU per purchase, in all and by
+#      thread (connection threads, writer, checkpointer; and how long the writer waited for a CPU);
 #   2. bytes on disk per purchase (the file after the FULL run, over the purchases it holds);
 #   3. start-up with a 100k-mailbox world: a new data dir (the world written) and a restart (read back);
 #   4. a restart with the purchases the process run retained (BENCH_RETAINED=N first tops them up
@@ -62,6 +63,14 @@ for mode in memory full process; do
   ticks[$mode]=0; reqs[$mode]=0; rounds_of[$mode]=""; p99[$mode]=""
 done
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# threads PID: a line per thread, "tid name cpu_ticks runqueue_ns" (/proc/PID/task: stat's utime +
+# stime; schedstat's time spent runnable but waiting for a CPU).
+threads() {
+  local t
+  for t in /proc/"$1"/task/*; do
+    echo "${t##*/} $(cat "$t/comm" 2>/dev/null) $(awk '{print $14 + $15}' "$t/stat" 2>/dev/null) $(cut -d' ' -f2 "$t/schedstat" 2>/dev/null)"
+  done 2>/dev/null | awk 'NF == 4'
+}
 # "changeSets batches" of a durable server, from GET /_sim/health: their ratio over the rounds is
 # how many requests one commit carried (group commit).
 commits() {
@@ -73,9 +82,11 @@ for mode in full process; do commits_before[$mode]=$(commits "${port_of[$mode]}"
 for round in $(seq 1 "${BENCH_ROUNDS:-3}"); do
   for mode in memory full process; do
     t0=$(cpu_ticks "${pid_of[$mode]}")
+    threads "${pid_of[$mode]}" >"$work/threads-$mode-$round.0"
     line=$(BENCH_METHOD=POST BENCH_BODY=$body wrk -t2 -c32 -d"$duration" --timeout 5s -s "$root/bench/wrk/report.lua" \
       -H "x-auth-service: $alice" "http://127.0.0.1:${port_of[$mode]}/v2/placement-tests/purchase" | grep '^WRK')
     ticks[$mode]=$(( ${ticks[$mode]} + $(cpu_ticks "${pid_of[$mode]}") - t0 ))
+    threads "${pid_of[$mode]}" >"$work/threads-$mode-$round.1"
     reqs[$mode]=$(( ${reqs[$mode]} + $(kv "$line" requests) ))
     rounds_of[$mode]="${rounds_of[$mode]} $(kv "$line" rps)"
     p99[$mode]="${p99[$mode]} $(kv "$line" p99_us)"
@@ -90,11 +101,37 @@ for mode in full process; do
   read -r sets1 batches1 <<<"$(commits "${port_of[$mode]}")"
   per_commit[$mode]=$(awk -v s=$((sets1 - sets0)) -v b=$((batches1 - batches0)) 'BEGIN {printf "%.1f", b ? s / b : 0}')
 done
-declare -A cpu_us
+# Where each mode's CPU per purchase went, by thread (named for what it does): the connection
+# threads, the durable writer and the checkpointer; and how long the writer, the one thread every
+# durable answer passes through, waited for a CPU while it had work.
+split_by_thread() {
+  python3 - "$work" "$1" "${BENCH_ROUNDS:-3}" "$2" "$(getconf CLK_TCK)" <<'PY'
+import collections, sys
+work, mode, rounds, requests, hz = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+cpu, queued = collections.Counter(), collections.Counter()
+for r in range(1, rounds + 1):
+    def load(end):
+        return {f[0]: f[1:] for f in (l.split() for l in open(f"{work}/threads-{mode}-{r}.{end}"))}
+    before, after = load(0), load(1)
+    for tid, (name, ticks, wait) in after.items():
+        _, t0, w0 = before.get(tid, (name, 0, 0))  # a thread started during the round counts from 0
+        cpu[name] += int(ticks) - int(t0); queued[name] += int(wait) - int(w0)
+us = lambda ticks: ticks * 1e6 / hz / requests
+parts = [f"{name} {us(cpu[name]):.0f} us" for name in ("http-conn", "persist-writer", "persist-ckpt") if name in cpu]
+rest = sum(v for k, v in cpu.items() if k not in ("http-conn", "persist-writer", "persist-ckpt"))
+parts.append(f"other {us(rest):.0f} us")
+line = ", ".join(parts)
+if "persist-writer" in cpu:
+    line += f"; the writer waited for a CPU {queued['persist-writer'] / 1e3 / requests:.0f} us per purchase"
+print(line)
+PY
+}
+declare -A cpu_us split
 for mode in memory full process; do
   rps[$mode]=$(median "${rounds_of[$mode]}")
   p99[$mode]=$(awk -v us="$(median "${p99[$mode]}")" 'BEGIN {printf "%.2f", us / 1000}')
   cpu_us[$mode]=$(( ${ticks[$mode]} * 1000000 / $(getconf CLK_TCK) / ${reqs[$mode]} ))
+  split[$mode]=$(split_by_thread "$mode" "${reqs[$mode]}")
   kill "${pid_of[$mode]}"; wait "${pid_of[$mode]}" 2>/dev/null || true
 done
 others=""
@@ -134,7 +171,8 @@ start big-restart --fixtures "$work/big.yaml" --data-dir "$work/big"; restart_ms
 restart_detail=$(split_of big-restart)
 big_bytes=$(stat -c %s "$work/big/emsim.db")
 
-pct() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.0f%%", 100 * a / b}'; }
+# One decimal: a ratio a hair under its goal must not print as the goal itself.
+pct() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f%%", 100 * a / b}'; }
 section=$(cat <<MD
 
 ## Persistence (--data-dir), $(date -u +%Y-%m-%dT%H:%M:%SZ)
@@ -148,6 +186,7 @@ POST /v2/placement-tests/purchase (MONTHLY, valid), wrk -t2 -c32 -d$duration, cl
 | stateful POST, --data-dir (synchronous=FULL) | ${rps[full]} req/s, p99 ${p99[full]} ms ($(pct "${rps[full]}" "${rps[memory]}") of memory); rounds:${rounds_of[full]} | ≥ 50% | $(awk -v a="${rps[full]}" -v b="${rps[memory]}" 'BEGIN {print (a >= b / 2) ? "yes" : "no"}') |
 | stateful POST, --durability process (NORMAL) | ${rps[process]} req/s, p99 ${p99[process]} ms ($(pct "${rps[process]}" "${rps[memory]}") of memory); rounds:${rounds_of[process]} | ≥ 80% | $(awk -v a="${rps[process]}" -v b="${rps[memory]}" 'BEGIN {print (a >= b * 0.8) ? "yes" : "no"}') |
 | emsim's CPU per purchase (all rounds) | memory ${cpu_us[memory]} us, full ${cpu_us[full]} us, process ${cpu_us[process]} us | | |
+| the same by thread | memory: ${split[memory]}; full: ${split[full]}; process: ${split[process]} | | |
 | requests per commit (GET /_sim/health: changeSets / batches) | full ${per_commit[full]}, process ${per_commit[process]} | | |
 | bytes on disk per purchase | $(( bytes / purchases )) B with the WAL, $(( bytes_checkpointed / purchases )) B checkpointed ($purchases purchases) | | |
 | start, new data dir, 100k mailboxes (world written) | ${new_ms} ms | | |
