@@ -68,8 +68,8 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 threads() {
   local t
   for t in /proc/"$1"/task/*; do
-    echo "${t##*/} $(cat "$t/comm" 2>/dev/null) $(awk '{print $14 + $15}' "$t/stat" 2>/dev/null) $(cut -d' ' -f2 "$t/schedstat" 2>/dev/null)"
-  done 2>/dev/null | awk 'NF == 4'
+    echo "${t##*/} $(cat "$t/comm") $(awk '{print $14 + $15}' "$t/stat") $(cut -d' ' -f2 "$t/schedstat")"
+  done 2>/dev/null | awk 'NF == 4'  # a thread that ended meanwhile leaves a short line
 }
 # "changeSets batches" of a durable server, from GET /_sim/health: their ratio over the rounds is
 # how many requests one commit carried (group commit).
@@ -117,8 +117,9 @@ for r in range(1, rounds + 1):
         _, t0, w0 = before.get(tid, (name, 0, 0))  # a thread started during the round counts from 0
         cpu[name] += int(ticks) - int(t0); queued[name] += int(wait) - int(w0)
 us = lambda ticks: ticks * 1e6 / hz / requests
-parts = [f"{name} {us(cpu[name]):.0f} us" for name in ("http-conn", "persist-writer", "persist-ckpt") if name in cpu]
-rest = sum(v for k, v in cpu.items() if k not in ("http-conn", "persist-writer", "persist-ckpt"))
+named = ("http-conn", "persist-writer", "persist-ckpt")
+parts = [f"{name} {us(cpu[name]):.0f} us" for name in named if name in cpu]
+rest = sum(v for k, v in cpu.items() if k not in named)
 parts.append(f"other {us(rest):.0f} us")
 line = ", ".join(parts)
 if "persist-writer" in cpu:
