@@ -16,6 +16,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 emsim="$build/emsim"
 duration=${BENCH_DURATION:-10s}
+rounds=${BENCH_ROUNDS:-3}
+# Refused before any server starts: no rounds means no requests to divide by.
+[[ $rounds =~ ^[1-9][0-9]{0,2}$ ]] || { echo "persistence.sh: BENCH_ROUNDS must be a whole number from 1 to 999, not '$rounds'" >&2; exit 2; }
 work=$(mktemp -d)
 pid=""
 others=""
@@ -79,7 +82,7 @@ commits() {
 }
 declare -A commits_before
 for mode in full process; do commits_before[$mode]=$(commits "${port_of[$mode]}"); done
-for round in $(seq 1 "${BENCH_ROUNDS:-3}"); do
+for round in $(seq 1 "$rounds"); do
   for mode in memory full process; do
     t0=$(cpu_ticks "${pid_of[$mode]}")
     threads "${pid_of[$mode]}" >"$work/threads-$mode-$round.0"
@@ -105,7 +108,7 @@ done
 # threads, the durable writer and the checkpointer; and how long the writer, the one thread every
 # durable answer passes through, waited for a CPU while it had work.
 split_by_thread() {
-  python3 - "$work" "$1" "${BENCH_ROUNDS:-3}" "$2" "$(getconf CLK_TCK)" <<'PY'
+  python3 - "$work" "$1" "$rounds" "$2" "$(getconf CLK_TCK)" <<'PY'
 import collections, sys
 work, mode, rounds, requests, hz = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 cpu, queued = collections.Counter(), collections.Counter()
@@ -179,7 +182,7 @@ section=$(cat <<MD
 ## Persistence (--data-dir), $(date -u +%Y-%m-%dT%H:%M:%SZ)
 
 \`bash bench/persistence.sh\` on $(nproc) CPUs, load average before the 100k step: $(cut -d' ' -f1-3 /proc/loadavg).
-POST /v2/placement-tests/purchase (MONTHLY, valid), wrk -t2 -c32 -d$duration, client and server on the same CPUs; the three servers take turns, ${BENCH_ROUNDS:-3} rounds, medians.
+POST /v2/placement-tests/purchase (MONTHLY, valid), wrk -t2 -c32 -d$duration, client and server on the same CPUs; the three servers take turns, $rounds rounds, medians.
 
 | measure | value | goal | met |
 |---|---|---|---|
