@@ -5,7 +5,8 @@
 #      --data-dir (synchronous=FULL) and with --durability process: three servers taking turns,
 #      BENCH_ROUNDS rounds (default 3), medians, and emsim's own CPU per purchase, in all and by
 #      thread (connection threads, writer, checkpointer; and how long the writer waited for a CPU);
-#   2. bytes on disk per purchase (the file after the FULL run, over the purchases it holds);
+#   2. bytes on disk per purchase (the file after the FULL run, over the purchases it holds), and
+#      bytes written per purchase while serving (the WAL and its checkpoints: /proc/PID/io);
 #   3. start-up with a 100k-mailbox world: a new data dir (the world written) and a restart (read back);
 #   4. a restart with the purchases the process run retained (BENCH_RETAINED=N first tops them up
 #      to N purchases, e.g. 1000000 for the goal's million; default: as many as the run made).
@@ -55,7 +56,7 @@ body='{"placementType":"MONTHLY","testName":"bench","mailboxIds":["mbx_nw_01_01"
 # this machine's throughput drifts by 10-30% from one minute to the next, and a ratio of two runs
 # minutes apart measured the drift as much as the durable path. Each figure is the median of its
 # rounds; emsim's own CPU per purchase (utime + stime over the runs) drifts much less.
-declare -A rps p99 rounds_of port_of pid_of ticks reqs
+declare -A rps p99 rounds_of port_of pid_of ticks reqs written
 for mode in memory full process; do
   case $mode in
     memory) start $mode --fixtures "$work/fixture.yaml" ;;
@@ -63,9 +64,12 @@ for mode in memory full process; do
     process) start $mode --fixtures "$work/fixture.yaml" --data-dir "$work/process" --durability process ;;
   esac
   port_of[$mode]=$port; pid_of[$mode]=$pid; others="$others $pid"; pid=""
-  ticks[$mode]=0; reqs[$mode]=0; rounds_of[$mode]=""; p99[$mode]=""
+  ticks[$mode]=0; reqs[$mode]=0; written[$mode]=0; rounds_of[$mode]=""; p99[$mode]=""
 done
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# The bytes of file pages PID dirtied: what the kernel writes to the disk for it, the WAL's frames
+# and the checkpoints' copies into the main file (sockets are not counted).
+written_bytes() { awk '$1 == "write_bytes:" {print $2}' "/proc/$1/io"; }
 # threads PID: a line per thread, "tid name cpu_ticks runqueue_ns" (/proc/PID/task: stat's utime +
 # stime; schedstat's time spent runnable but waiting for a CPU).
 threads() {
@@ -84,11 +88,12 @@ declare -A commits_before
 for mode in full process; do commits_before[$mode]=$(commits "${port_of[$mode]}"); done
 for round in $(seq 1 "$rounds"); do
   for mode in memory full process; do
-    t0=$(cpu_ticks "${pid_of[$mode]}")
+    t0=$(cpu_ticks "${pid_of[$mode]}"); w0=$(written_bytes "${pid_of[$mode]}")
     threads "${pid_of[$mode]}" >"$work/threads-$mode-$round.0"
     line=$(BENCH_METHOD=POST BENCH_BODY=$body wrk -t2 -c32 -d"$duration" --timeout 5s -s "$root/bench/wrk/report.lua" \
       -H "x-auth-service: $alice" "http://127.0.0.1:${port_of[$mode]}/v2/placement-tests/purchase" | grep '^WRK')
     ticks[$mode]=$(( ${ticks[$mode]} + $(cpu_ticks "${pid_of[$mode]}") - t0 ))
+    written[$mode]=$(( ${written[$mode]} + $(written_bytes "${pid_of[$mode]}") - w0 ))
     threads "${pid_of[$mode]}" >"$work/threads-$mode-$round.1"
     reqs[$mode]=$(( ${reqs[$mode]} + $(kv "$line" requests) ))
     rounds_of[$mode]="${rounds_of[$mode]} $(kv "$line" rps)"
@@ -98,11 +103,15 @@ for round in $(seq 1 "$rounds"); do
   done
 done
 median() { tr ' ' '\n' <<<"$1" | grep . | sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-declare -A per_commit
+declare -A per_commit written_of
 for mode in full process; do
   read -r sets0 batches0 <<<"${commits_before[$mode]}"
   read -r sets1 batches1 <<<"$(commits "${port_of[$mode]}")"
   per_commit[$mode]=$(awk -v s=$((sets1 - sets0)) -v b=$((batches1 - batches0)) 'BEGIN {printf "%.1f", b ? s / b : 0}')
+  # Per purchase and per commit: each commit writes whole pages, among them the last page of every
+  # table it adds rows to, however little it adds there.
+  written_of[$mode]=$(awk -v w="${written[$mode]}" -v r="${reqs[$mode]}" -v b=$((batches1 - batches0)) \
+    'BEGIN {printf "%d B a purchase, %.1f KiB a commit", w / r, b ? w / b / 1024 : 0}')
 done
 # Where each mode's CPU per purchase went, by thread (named for what it does): the connection
 # threads, the durable writer and the checkpointer; and how long the writer, the one thread every
@@ -193,6 +202,7 @@ POST /v2/placement-tests/purchase (MONTHLY, valid), wrk -t2 -c32 -d$duration, cl
 | the same by thread | memory: ${split[memory]}; full: ${split[full]}; process: ${split[process]} | | |
 | requests per commit (GET /_sim/health: changeSets / batches) | full ${per_commit[full]}, process ${per_commit[process]} | | |
 | bytes on disk per purchase | $(( bytes / purchases )) B with the WAL, $(( bytes_checkpointed / purchases )) B checkpointed ($purchases purchases) | | |
+| bytes written while serving (the WAL and its checkpoints, /proc/PID/io write_bytes) | full: ${written_of[full]}; process: ${written_of[process]} | | |
 | start, new data dir, 100k mailboxes (world written) | ${new_ms} ms | | |
 | restart, 100k mailboxes (world read back) | ${restart_ms} ms ($(( big_bytes / 1048576 )) MiB file; $restart_detail) | < 1 s | $( [ "$restart_ms" -lt 1000 ] && echo yes || echo no) |
 | restart, $retained retained purchases | ${retained_ms} ms ($(( retained_bytes / 1048576 )) MiB; $retained_detail) | < 5 s at 1,000,000 | $( [ "$retained" -ge 1000000 ] && { [ "$retained_ms" -lt 5000 ] && echo yes || echo no; } || echo "not measured at 1M") |
