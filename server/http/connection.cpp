@@ -110,9 +110,27 @@ Transport::~Transport() {
 }
 
 void Transport::WakeAll() {
-  if (stop_fd_ < 0) return;
-  const std::uint64_t one = 1;
-  [[maybe_unused]] auto n = ::write(stop_fd_, &one, sizeof one);
+  if (stop_fd_ >= 0) {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] auto n = ::write(stop_fd_, &one, sizeof one);
+  }
+  // A connection blocked in a read returns from it with nothing (the end of the client's bytes),
+  // and ends; one between reads finds the same at its next. What it is answering still goes out.
+  std::lock_guard lock(blocking_mu_);
+  stopping_ = true;
+  for (const int fd : blocking_fds_) ::shutdown(fd, SHUT_RD);
+}
+
+bool Transport::Register(int fd) {
+  std::lock_guard lock(blocking_mu_);
+  if (stopping_) return false;
+  blocking_fds_.insert(fd);
+  return true;
+}
+
+void Transport::Unregister(int fd) {
+  std::lock_guard lock(blocking_mu_);
+  blocking_fds_.erase(fd);
 }
 
 std::string Transport::ClosingAnswer(int status, const std::string& message) const {
@@ -162,7 +180,10 @@ bool Transport::process_and_close_socket(socket_t sock) {
     }
   }
 
-  Connection conn(sock, *this, ssl.get());
+  // A plain socket is registered before its first read and unregistered before it is closed, so
+  // WakeAll never shuts down a descriptor the system has handed to another socket since.
+  const bool may_block = !ssl && Register(sock);
+  Connection conn(sock, *this, ssl.get(), may_block);
   struct Serving {  // Connection::Current() on this thread, for this loop
     explicit Serving(Connection* c) { t_serving = c; }
     ~Serving() { t_serving = nullptr; }
@@ -196,6 +217,7 @@ bool Transport::process_and_close_socket(socket_t sock) {
     SSL_shutdown(ssl.get());  // close_notify, once, without waiting for the client's
     ERR_clear_error();
   }
+  if (may_block) Unregister(sock);
   if (conn.close_after()) {
     LingeringClose(sock);
   } else {
@@ -243,8 +265,8 @@ void RequestLineParts(std::string_view head, std::string& method, std::string& p
   if (end - at > kPathKept) path += "...";
 }
 
-Connection::Connection(int fd, Transport& transport, SSL* ssl)
-    : fd_(fd), transport_(transport), ssl_(ssl), in_(kInBufferBytes) {
+Connection::Connection(int fd, Transport& transport, SSL* ssl, bool may_block)
+    : fd_(fd), transport_(transport), ssl_(ssl), may_block_(may_block), in_(kInBufferBytes) {
   sockaddr_storage a{};
   socklen_t len = sizeof a;
   if (getpeername(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) remote_ip_ = PeerText(a, len, remote_port_);
@@ -397,7 +419,38 @@ void Connection::AnswerAndFail(const std::string& answer) {
 bool Connection::WaitForRequest(int timeout_ms) {
   // Bytes already read: ours, or decrypted and held by the TLS session.
   if (pos_ < len_ || (ssl_ && SSL_pending(ssl_) > 0)) return true;
+  // Between two requests a keep-alive connection mostly waits: one blocking read does it with one
+  // system call where a poll of three descriptors (the socket, the stop's and the gate's
+  // eventfds) and then a read took two (measured on the same build, the one and the other: 55.5
+  // against 60.5 us of CPU per purchase at 32 connections). Not while an answer is out with a
+  // gate: its callback may need this thread (the rest to send, or a refusal), and only a poll of
+  // the gate's eventfd wakes it for that.
+  if (may_block_ && !(deferred_ && deferred_->pending.load(std::memory_order_acquire))) {
+    AwaitDeferred();  // a callback that has run may have left the rest to send, or a refusal
+    return !failed_ && ReceiveBlocking(timeout_ms) == 1;
+  }
   return Poll(timeout_ms) == 1;
+}
+
+int Connection::ReceiveBlocking(int timeout_ms) {
+  // No time left: what has come already, without waiting (as a poll with no timeout would).
+  const bool wait = timeout_ms > 0;
+  if (wait && timeout_ms != receive_timeout_ms_) {
+    const timeval tv{timeout_ms / 1000, static_cast<suseconds_t>(timeout_ms % 1000) * 1000};
+    if (::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0) return Poll(timeout_ms);
+    receive_timeout_ms_ = timeout_ms;
+  }
+  StartRefill();
+  for (;;) {
+    const ssize_t n = ::recv(fd_, in_.data(), in_.size(), wait ? 0 : MSG_DONTWAIT);
+    if (n > 0) {
+      len_ = static_cast<size_t>(n);
+      return 1;
+    }
+    if (n == 0) return -1;  // the client closed, or a stop shut the reading side down (WakeAll)
+    if (errno == EINTR) continue;
+    return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+  }
 }
 
 int Connection::Poll(int timeout_ms, short events) {
@@ -445,9 +498,13 @@ ssize_t Connection::Receive(short& wait_for) {
   }
 }
 
-ssize_t Connection::Fill() {
+void Connection::StartRefill() {
   if (in_headers_) AppendHead(head_, len_);  // the whole buffer, about to be overwritten
   pos_ = len_ = head_from_ = 0;
+}
+
+ssize_t Connection::Fill() {
+  StartRefill();
   for (;;) {
     short wait_for = POLLIN;
     const ssize_t n = Receive(wait_for);

@@ -9,7 +9,9 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <httplib.h>
@@ -58,7 +60,9 @@ class Transport final : public httplib::Server {
   Transport(Limits limits, ErrorBody error_body);
   ~Transport() override;
 
-  // Wakes every connection waiting for bytes, so a stop does not wait out idle connections.
+  // Wakes every connection waiting for bytes, so a stop does not wait out idle connections: those
+  // polling see the stop's eventfd, those in a blocking read (Connection::WaitForRequest) have
+  // their reading side shut down.
   void WakeAll();
   int Open() const { return open_.load(); }
 
@@ -79,8 +83,18 @@ class Transport final : public httplib::Server {
   // The TLS handshake of a new connection, by `deadline`; false: close it.
   bool Handshake(SSL* ssl, int fd, Steady::time_point deadline);
 
+  // A plain connection's socket, while its loop runs (Connection::WaitForRequest may block in a
+  // read of it): WakeAll shuts their reading side down. False once stopping: the caller must not
+  // block (the registration is refused, as the stop's eventfd refuses a poll).
+  friend class Connection;
+  bool Register(int fd);
+  void Unregister(int fd);
+
   Limits limits_;
   ErrorBody error_body_;
+  std::mutex blocking_mu_;
+  std::unordered_set<int> blocking_fds_;  // under blocking_mu_
+  bool stopping_ = false;                 // under blocking_mu_
   int stop_fd_ = -1;
   std::atomic<int> open_{0};
   SSL_CTX* tls_ = nullptr;
@@ -92,7 +106,9 @@ class Transport final : public httplib::Server {
 class Connection final : public httplib::Stream {
  public:
   // `ssl`: the connection's TLS session (its socket non-blocking), or null for plain HTTP.
-  Connection(int fd, Transport& transport, SSL* ssl = nullptr);
+  // `may_block`: a plain socket registered with the transport (Transport::Register), which may
+  // wait for a request in a blocking read.
+  Connection(int fd, Transport& transport, SSL* ssl = nullptr, bool may_block = false);
   ~Connection() override;
 
   bool is_readable() const override { return pos_ < len_; }
@@ -111,7 +127,8 @@ class Connection final : public httplib::Stream {
   ssize_t write(const char* ptr, size_t size) override;
   bool Flush();
 
-  // Waits for the first byte of the next request. False: timed out, stopping, or an error.
+  // Waits for the first bytes of the next request. False: timed out, stopping, the client closed,
+  // or an error.
   bool WaitForRequest(int timeout_ms);
 
   // A request begins: its request line and headers must all have come by `deadline`.
@@ -152,7 +169,13 @@ class Connection final : public httplib::Stream {
  private:
   // 1: ready for `events`; 0: timed out; -1: stopping or an error.
   int Poll(int timeout_ms, short events = POLLIN);
+  // WaitForRequest on a plain socket with no answer out with a gate: one blocking read, bounded by
+  // the socket's receive timeout. 1: bytes read into the buffer; 0: timed out; -1: the client
+  // closed, stopping, or an error.
+  int ReceiveBlocking(int timeout_ms);
   ssize_t Fill();
+  // The buffer emptied for a read into it (what the request has read of it kept, up to kKeptHead).
+  void StartRefill();
   // One read of what the socket (or the TLS session) has now: bytes, 0 at the end, -1 on an
   // error, kWouldBlock with `wait_for` set to the poll events that would let it go on.
   static constexpr ssize_t kWouldBlock = -2;
@@ -188,6 +211,7 @@ class Connection final : public httplib::Stream {
   int fd_;
   Transport& transport_;
   SSL* ssl_;
+  bool may_block_;
   std::string remote_ip_, local_ip_;
   int remote_port_ = -1, local_port_ = -1;
   std::vector<char> in_;
@@ -198,6 +222,7 @@ class Connection final : public httplib::Stream {
   size_t header_bytes_ = 0;
   std::string head_;      // the request's first bytes from buffers refilled since it began
   size_t head_from_ = 0;  // where the request's bytes begin in the buffer (0 after a refill)
+  int receive_timeout_ms_ = -1;  // the socket's SO_RCVTIMEO as set here (-1: as accepted)
   int match_ = 0;  // how much of "\r\n\r\n" the last bytes were
   bool failed_ = false, discard_writes_ = false, close_after_ = false;
 };

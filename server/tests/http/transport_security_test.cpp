@@ -355,6 +355,24 @@ TEST(Transport, AnIdleKeepAliveConnectionIsClosedAtTheIdleTimeout) {
   EXPECT_TRUE(c.ClosedByServer());
 }
 
+TEST(Transport, AStopEndsAKeepAliveConnectionWaitingForItsNextRequest) {
+  // Between requests a plain connection waits in a blocking read, which only the client's bytes,
+  // its close or the read's timeout end: a stop shuts the reading side of every such socket down,
+  // so the connection ends now and not at its idle timeout (and the stop, which waits for the
+  // connections' threads, does not wait two minutes).
+  app::Options o;
+  o.idleTimeoutMs = 120000;
+  TestServer server(o);
+  RawClient c(server.port(), 30000);
+  ASSERT_TRUE(c.Send("GET /_sim/health HTTP/1.1\r\nHost: emsim\r\n\r\n"));
+  ASSERT_EQ(StatusOf(c.ReadAnswer()), 200);
+  RawClient silent(server.port(), 30000);  // connected, waiting for its first request
+  ASSERT_TRUE(silent.connected());
+  server.app().Stop();
+  EXPECT_TRUE(c.ClosedByServer());
+  EXPECT_TRUE(silent.ClosedByServer());
+}
+
 TEST(Transport, AFreshClientIsServedWhileHundredsOfConnectionsIdleOrStall) {
   // The old fixed pool (160 threads, one per connection for its whole life) left this client
   // waiting for a connection to time out; with long timeouts it waited beyond its own 5 s.
