@@ -324,6 +324,22 @@ void JsonOut::Quoted(std::string_view s) {
   n_ = static_cast<size_t>(e - out_.data());
 }
 
+void AppendJsonHundredths(std::string& out, std::int64_t hundredths) {
+  constexpr std::int64_t kExact = 1'000'000'000'000'000;
+  if (hundredths <= -kExact || hundredths >= kExact) {
+    out += json(static_cast<double>(hundredths) / 100).dump();
+    return;
+  }
+  if (hundredths < 0) out += '-';
+  const std::uint64_t h = static_cast<std::uint64_t>(hundredths < 0 ? -hundredths : hundredths);
+  char buf[24];
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, h / 100).ptr);
+  const auto cents = static_cast<unsigned>(h % 100);
+  out += '.';
+  out += static_cast<char>('0' + cents / 10);
+  if (cents % 10) out += static_cast<char>('0' + cents % 10);  // dump() writes "0.5", "1.0", never "1.50"
+}
+
 void AppendJson(std::string& out, const json& v) {
   Sink sink(out, 256);
   Write(sink, v);

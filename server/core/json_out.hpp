@@ -64,6 +64,10 @@ class PlainKey {
 };
 // v.dump(), faster. Same bytes, same exceptions.
 std::string DumpJson(const json& v);
+// What dump() writes for the double nearest hundredths / 100 (a duration rounded to hundredths of
+// a millisecond: "0.03", "12.5", "3.0"), written without the double: exact for |hundredths| below
+// 10^15, where a decimal of two places is the shortest text that reads back as that double.
+void AppendJsonHundredths(std::string& out, std::int64_t hundredths);
 
 // Writes straight into a buffer it sizes ahead (out_'s size is the room, n_ the bytes written), so
 // a key or a value is one capacity check and one copy: growing std::string piece by piece costs

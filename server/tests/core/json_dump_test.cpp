@@ -327,6 +327,32 @@ TEST(DumpJson, NumbersAndScalars) {
   EXPECT_EQ(core::DumpJson(json(std::nan(""))), "null");
 }
 
+// A request's duration in the log (durationMs): the bytes dump() writes for the double rounded to
+// hundredths, for every value of the first ten seconds, both signs, and random ones up to the bound.
+TEST(AppendJsonHundredths, GivesTheBytesDumpGivesForTheDoubleOfTwoPlaces) {
+  auto expect_same = [](std::int64_t h) {
+    std::string out = "x";
+    core::AppendJsonHundredths(out, h);
+    ASSERT_EQ(out, "x" + json(static_cast<double>(h) / 100).dump()) << h;
+  };
+  for (std::int64_t h = -1000; h <= 1'000'000; ++h) expect_same(h);
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 200000; ++i) {
+    const int digits = static_cast<int>(rng() % 16);  // every magnitude below 10^15
+    std::int64_t bound = 1;
+    for (int d = 0; d < digits; ++d) bound *= 10;
+    const auto h = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(bound));
+    expect_same(rng() % 2 ? h : -h);
+  }
+  // Past the bound, dump()'s own text (it may choose an exponent there).
+  for (const std::int64_t h : {std::int64_t{999'999'999'999'999}, std::int64_t{1'000'000'000'000'000},
+                               std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min() + 1})
+    expect_same(h);
+  std::string out;
+  core::AppendJsonHundredths(out, 1234);
+  EXPECT_EQ(out, "12.34");
+}
+
 TEST(DumpJson, ObjectsInNlohmannsKeyOrder) {
   const json doc = json::parse(R"({"b":1,"a":{"z":[],"B":null,"\u00e9":2,"":3},"A":[{"y":1,"x":2}]})");
   EXPECT_EQ(core::DumpJson(doc), doc.dump());

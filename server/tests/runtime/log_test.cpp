@@ -52,6 +52,27 @@ TEST(LogLine, IsTheBytesOfTheTextOrTheJsonObjectItStandsFor) {
     }
 }
 
+// The request line's fields come as text (runtime::LogField: a string, or JSON text for numbers
+// and null): the same bytes as the same values given as a document.
+TEST(LogLine, FieldsGivenAsTextGiveTheBytesOfTheSameValuesAsADocument) {
+  const std::string bad_utf8 = "dom\xff\xfe_1";
+  const std::vector<LogField> fields = {{"requestId", "req_00000001"}, {"method", "POST"},
+                                        {"path", "/v2/placement-tests/purchase"}, {"operationId", "null", true},
+                                        {"status", "200", true}, {"durationMs", "0.52", true},
+                                        {"quote\"and\\slash", "line\nbreak\ttab\x01"}, {"id", bad_utf8},
+                                        {"msg", "a field named msg"}, {"level", "3", true}};
+  const LogFields same = {{"requestId", "req_00000001"}, {"method", "POST"}, {"path", "/v2/placement-tests/purchase"},
+                          {"operationId", nullptr}, {"status", 200}, {"durationMs", 0.52},
+                          {"quote\"and\\slash", "line\nbreak\ttab\x01"}, {"id", bad_utf8},
+                          {"msg", "a field named msg"}, {"level", 3}};
+  for (const LogFormat format : {LogFormat::kText, LogFormat::kJson}) {
+    EXPECT_EQ(FormatLogLine(format, "2026-01-01T09:00:00.000Z", "info", "request", fields),
+              Reference(format, "2026-01-01T09:00:00.000Z", "info", "request", same));
+    EXPECT_EQ(FormatLogLine(format, "2026-01-01T09:00:00.000Z", "info", "request", fields),
+              FormatLogLine(format, "2026-01-01T09:00:00.000Z", "info", "request", same));
+  }
+}
+
 TEST(LogLine, AJsonLineIsOneValidObjectEvenWithBytesThatAreNotUtf8) {
   const std::string line = FormatLogLine(LogFormat::kJson, "2026-01-01T09:00:00.000Z", "warn", "bad \xc3",
                                          {{"file", "/tmp/\xff.db"}, {"\xfe", 1}});
