@@ -83,19 +83,39 @@ std::uint64_t CompactString::IdHash() const noexcept { return IsUuid() ? UuidHas
 
 // Written by hand: snprintf cost ~3k instructions per id, and a purchase draws and writes several
 // ids under the store's write lock.
+namespace {
+// Each byte's two hex digits, so a UUID is 16 lookups: a digit at a time (a shift, a mask and a
+// lookup per digit) was ~190 instructions a UUID, and a purchase writes a dozen (its answer, its
+// durable rows).
+struct HexPairs {
+  char pair[256][2];
+  constexpr HexPairs() : pair() {
+    constexpr char kHex[] = "0123456789abcdef";
+    for (int i = 0; i < 256; ++i) {
+      pair[i][0] = kHex[i >> 4];
+      pair[i][1] = kHex[i & 0xf];
+    }
+  }
+};
+constexpr HexPairs kHexPairs;
+
+// The low `bytes` bytes of v, most significant first, as 2 * bytes hex digits at p.
+inline char* PutHex(char* p, std::uint64_t v, int bytes) {
+  for (int i = bytes - 1; i >= 0; --i, p += 2) std::memcpy(p, kHexPairs.pair[(v >> (8 * i)) & 0xff], 2);
+  return p;
+}
+}  // namespace
+
 void WriteUuid(std::uint64_t hi, std::uint64_t lo, char* out36) noexcept {
-  static constexpr char kHex[] = "0123456789abcdef";
-  char* p = out36;
-  auto put = [&p](std::uint64_t v, int digits, bool dash) {
-    for (int i = digits - 1; i >= 0; --i) p[i] = kHex[(v >> (4 * (digits - 1 - i))) & 0xf];
-    p += digits;
-    if (dash) *p++ = '-';
-  };
-  put(hi >> 32, 8, true);
-  put((hi >> 16) & 0xffff, 4, true);
-  put(hi & 0xffff, 4, true);
-  put(lo >> 48, 4, true);
-  put(lo & 0xffffffffffffULL, 12, false);
+  char* p = PutHex(out36, hi >> 32, 4);
+  *p++ = '-';
+  p = PutHex(p, hi >> 16, 2);
+  *p++ = '-';
+  p = PutHex(p, hi, 2);
+  *p++ = '-';
+  p = PutHex(p, lo >> 48, 2);
+  *p++ = '-';
+  PutHex(p, lo, 6);
 }
 
 CompactString CompactString::FromUuid(std::uint64_t hi, std::uint64_t lo) {
