@@ -42,7 +42,7 @@ class Table {
   T* Edit(const Key& id) {
     const size_t row = RowOf(id);
     if (row == IdIndex::npos) return nullptr;
-    if (tracking_) touched_.push_back(IdText(rows_[row].id).str());
+    if (tracking_) touched_.push_back({row, {}});
     return &rows_[row];
   }
   template <TableKey Key>
@@ -72,7 +72,7 @@ class Table {
       rows_.pop_back();
       throw std::logic_error("duplicate id " + id);
     }
-    if (tracking_) touched_.push_back(IdText(rows_.back().id).str());
+    if (tracking_) touched_.push_back({rows_.size() - 1, {}});
     return rows_.back();
   }
 
@@ -80,7 +80,10 @@ class Table {
   bool Erase(const std::string& id) {
     const size_t row = index_.Find(id, KeyOf());
     if (row == IdIndex::npos) return false;
-    if (tracking_) touched_.push_back(id);
+    if (tracking_) {
+      PinNotes();
+      touched_.push_back({IdIndex::npos, id});
+    }
     rows_.erase(rows_.begin() + static_cast<std::ptrdiff_t>(row));
     Reindex();
     return true;
@@ -91,10 +94,11 @@ class Table {
   void EraseAll(const std::vector<std::string>& ids) {
     std::vector<bool> gone(rows_.size(), false);
     bool any = false;
+    if (tracking_) PinNotes();
     for (const auto& id : ids) {
       const size_t row = index_.Find(id, KeyOf());
       if (row == IdIndex::npos) continue;
-      if (tracking_) touched_.push_back(id);
+      if (tracking_) touched_.push_back({IdIndex::npos, id});
       gone[row] = any = true;
     }
     if (!any) return;
@@ -144,7 +148,8 @@ class Table {
     all_touched_ = false;
   }
   bool tracking() const { return tracking_; }
-  // Hands what was noted since the last call to `each(id, row)` (row null: the id is gone) or,
+  // Hands what was noted since the last call to `each(id, row)` (id a std::string_view valid for
+  // the call; row null: the id is gone) or,
   // when the whole table may have changed, answers true and hands nothing (the caller takes
   // every row); then forgets it. An id is handed once however often it was noted, in the order
   // it was first noted: rows inserted together reach the durable copy in the table's order, so a
@@ -156,15 +161,30 @@ class Table {
       touched_.clear();
       return true;
     }
+    // Rows noted by position while no erase has moved any (no lookup: each row of a purchase
+    // was looked up again by its id here), else all by id.
+    const bool by_id = std::any_of(touched_.begin(), touched_.end(), [](const Touch& t) { return t.row == IdIndex::npos; });
+    if (by_id) PinNotes();
+    auto same = [by_id](const Touch& a, const Touch& b) { return by_id ? a.id == b.id : a.row == b.row; };
+    auto hand = [&](const Touch& t) {
+      if (by_id) return each(std::string_view(t.id), Find(t.id));
+      const IdText id(rows_[t.row].id);
+      each(id.view, &rows_[t.row]);
+    };
     if (touched_.size() <= kScanUpTo) {
       // A write notes a few rows (a purchase's orders): repeats found by a scan, not a hash set.
-      for (auto id = touched_.begin(); id != touched_.end(); ++id)
-        if (std::find(touched_.begin(), id, *id) == id) each(*id, Find(*id));
-    } else {
+      for (auto t = touched_.begin(); t != touched_.end(); ++t)
+        if (std::none_of(touched_.begin(), t, [&](const Touch& u) { return same(u, *t); })) hand(*t);
+    } else if (by_id) {
       std::unordered_set<std::string_view> handed;
       handed.reserve(touched_.size());
-      for (const auto& id : touched_)
-        if (handed.insert(id).second) each(id, Find(id));
+      for (const auto& t : touched_)
+        if (handed.insert(t.id).second) hand(t);
+    } else {
+      std::unordered_set<size_t> handed;
+      handed.reserve(touched_.size());
+      for (const auto& t : touched_)
+        if (handed.insert(t.row).second) hand(t);
     }
     touched_.clear();
     return false;
@@ -193,11 +213,25 @@ class Table {
       if (!index_.Insert(IdKey(rows_[i].id), i, KeyOf()))
         throw std::invalid_argument("duplicate id " + IdText(rows_[i].id).str());
   }
+  // A noted row: by its position (no text made, no lookup later) until an erase moves rows; then,
+  // and for an erased row, by its id.
+  struct Touch {
+    size_t row;      // IdIndex::npos: noted by `id`
+    std::string id;
+  };
+  // Before rows move: the positions noted so far become ids.
+  void PinNotes() {
+    for (auto& t : touched_)
+      if (t.row != IdIndex::npos) {
+        t.id = IdText(rows_[t.row].id).str();
+        t.row = IdIndex::npos;
+      }
+  }
   std::deque<T> rows_;
   IdIndex index_;
   bool tracking_ = false;
   bool all_touched_ = false;
-  std::vector<std::string> touched_;
+  std::vector<Touch> touched_;
 };
 
 }  // namespace emsim::model

@@ -86,6 +86,9 @@ void ForEachLog(S& s, F&& f) {
 template <class T>
 std::string Body(const T& record) {
   std::string text;
+  // Room for most rows at once (a placement test's is ~300 bytes): grown from empty, a row's text
+  // was reallocated five times, under the store's lock.
+  text.reserve(512);
   model::AppendRecordJson(text, record);  // dump()'s bytes without building the document
   return text;
 }
@@ -221,6 +224,11 @@ Persister::Persister(std::string dir, Durability durability)
   const std::string wal = path_ + "-wal";
   struct stat wal_stat {};
   const bool had_wal = ::stat(wal.c_str(), &wal_stat) == 0 && wal_stat.st_size > 0;
+  // SQLite's memory statistics (on by default) take a process-wide mutex around every malloc and
+  // free it makes: tens a commit. emsim reads none of them (sqlite3_status). Settable only before
+  // SQLite initializes, so once, before the first open; refused harmlessly if it already has.
+  static const int kNoMemStatus = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+  (void)kNoMemStatus;
   // The writer's connection gathers each commit's WAL frames into one write (runtime/wal_gather.hpp).
   if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                       GatheringVfs()) != SQLITE_OK)
@@ -453,6 +461,8 @@ void Persister::CreateTables() {
   put_meta_ = prepare(
       "INSERT INTO meta(name, body, sum) VALUES(?1, ?2, ?3) ON CONFLICT(name) DO UPDATE SET body=excluded.body, "
       "sum=excluded.sum");
+  begin_ = prepare("BEGIN IMMEDIATE");
+  commit_ = prepare("COMMIT");
 }
 
 // One step per format version, each in its own transaction with the version it reaches, so a
@@ -523,7 +533,7 @@ Persister::~Persister() {
   sqlite3_close(checkpoint_db_);  // before the writer's: the last connection to close checkpoints the rest
   for (auto* v : {&put_, &update_, &del_, &clear_, &trim_})
     for (auto* st : *v) sqlite3_finalize(st);
-  sqlite3_finalize(put_meta_);
+  for (auto* st : {put_meta_, begin_, commit_}) sqlite3_finalize(st);
   if (db_) sqlite3_close(db_);
   if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
 }
@@ -924,9 +934,10 @@ struct Persister::Scalars {
   // Into `meta`, those that differ from `before` (all of them without it). Compared as values:
   // building them as JSON for every write transaction to compare them was a quarter of what a
   // durable write transaction added under the store's lock.
-  static void Changed(const model::State& s, const Scalars* before, json& meta) {
+  static void Changed(const model::State& s, const Scalars* before, ChangeSet& cs) {
+    json& meta = cs.meta;
     if (!before || before->seed != s.ids.seed() || before->counter != s.ids.counter())
-      meta["ids"] = {{"seed", s.ids.seed()}, {"counter", s.ids.counter()}};
+      cs.ids = {s.ids.seed(), s.ids.counter()};
     if (!before || before->nextJobSeq != s.nextJobSeq) meta["nextJobSeq"] = s.nextJobSeq;
     if (!before || before->nextFaultSeq != s.nextFaultSeq) meta["nextFaultSeq"] = s.nextFaultSeq;
     if (!before || before->faults != s.faults) meta["faults"] = s.faults;
@@ -948,8 +959,8 @@ void Persister::Mark(const model::State& s) {
 void Persister::Collect(model::State& s) {
   ChangeSet cs;
   ForEachRecordTable(s, [&](std::uint8_t t, auto& table) {
-    const bool all = table.TakeChanges([&](const std::string& id, const auto* row) {
-      cs.rows.push_back(row ? Put(t, id, 0, Body(*row)) : RowChange{t, id, 0, std::nullopt});
+    const bool all = table.TakeChanges([&](std::string_view id, const auto* row) {
+      cs.rows.push_back(row ? Put(t, std::string(id), 0, Body(*row)) : RowChange{t, std::string(id), 0, std::nullopt});
     });
     if (all) {  // EditAll, cleared or replaced: written whole
       cs.rows.push_back(ClearTable(t));
@@ -980,9 +991,15 @@ void Persister::Collect(model::State& s) {
   s.jobsScheduled.clear();
   // Most transactions move the id counter and little else: the faults and the logs' trim marks
   // are not copied into every change set.
-  Scalars::Changed(s, queued_scalars_.get(), cs.meta);
-  if (!queued_scalars_) queued_scalars_ = std::make_unique<Scalars>(Scalars::Of(s));
-  else if (!cs.meta.empty()) *queued_scalars_ = Scalars::Of(s);
+  Scalars::Changed(s, queued_scalars_.get(), cs);
+  if (!queued_scalars_) {
+    queued_scalars_ = std::make_unique<Scalars>(Scalars::Of(s));
+  } else if (!cs.meta.empty()) {
+    *queued_scalars_ = Scalars::Of(s);
+  } else if (cs.ids) {  // the common case: no copy of the faults and trim marks
+    queued_scalars_->seed = s.ids.seed();
+    queued_scalars_->counter = s.ids.counter();
+  }
   Enqueue(std::move(cs));
 }
 
@@ -997,7 +1014,7 @@ void Persister::CollectAll(const model::State& s) {
     AppendLog(cs.rows, t, list, trimmed, MarkOf(trimmed, 0));
   });
   for (const auto& [key, job] : s.jobs) cs.rows.push_back(JobRow(job));
-  Scalars::Changed(s, nullptr, cs.meta);
+  Scalars::Changed(s, nullptr, cs);
   queued_scalars_ = std::make_unique<Scalars>(Scalars::Of(s));
   cs.meta["timings"] = s.timings;
   cs.meta["catalogue"] = s.catalogue;
@@ -1184,7 +1201,7 @@ void Persister::WriterLoop() {
       ++batches_committed_;
       // Tickets a read asked for (Ticket, with nothing queued) carry nothing: not counted.
       for (const auto& p : batch)
-        change_sets_committed_ += p.changes.replace || !p.changes.rows.empty() || !p.changes.meta.empty();
+        change_sets_committed_ += p.changes.replace || !p.changes.rows.empty() || !p.changes.meta.empty() || p.changes.ids;
     }
     batches_done_.fetch_add(1, std::memory_order_release);
     batches_done_.notify_all();
@@ -1258,9 +1275,10 @@ void Persister::CommitBatch(std::deque<Pending>& batch) {
   };
   const std::vector<const RowChange*> plan = Coalesce(batch);
   size_t at = 0;  // the row's position in the batch, for `plan`
-  Exec("BEGIN IMMEDIATE");
+  step(begin_);
   try {
     json meta = json::object();
+    std::optional<std::array<std::uint64_t, 2>> ids;  // the last change set's
     for (auto& p : batch) {
       if (p.changes.replace) {
         for (auto* st : clear_) step(st);
@@ -1319,7 +1337,9 @@ void Persister::CommitBatch(std::deque<Pending>& batch) {
         }
       }
       for (auto& [name, value] : p.changes.meta.items()) meta[name] = std::move(value);
+      if (p.changes.ids) ids = p.changes.ids;
     }
+    if (ids) meta["ids"] = {{"seed", (*ids)[0]}, {"counter", (*ids)[1]}};
     const model::Millis now = clock_->Now();
     meta["clock"] = {{"mode", ToString(clock_->mode())}, {"epochMs", now}, {"offsetMs", now - Clock::WallNow()}};
     meta["batch"] = ++batches_;
@@ -1330,7 +1350,7 @@ void Persister::CommitBatch(std::deque<Pending>& batch) {
       sqlite3_bind_int64(put_meta_, 3, RowSum(body));
       step(put_meta_);
     }
-    Exec("COMMIT");
+    step(commit_);
     // A whole world written (the first start, a reset, a state load): moved into the main file at
     // once, so the file alone holds a world even if the WAL is later lost.
     if (WritesWholeWorld(batch)) {

@@ -12,6 +12,7 @@
 // GET /_sim/state shows it (`sqlite3 DIR/emsim.db "select id, body->>'status' from domains"`).
 // At start the rows are assembled into a state document and loaded by model::LoadState, so a row
 // is checked exactly as a state load or fixture is.
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -67,7 +68,10 @@ struct LogMark {
 struct ChangeSet {
   bool replace = false;     // the whole world: every table emptied first (reset, state load)
   std::vector<RowChange> rows;
-  json meta = json::object();  // meta rows by name (ids, nextJobSeq, faults, ...)
+  json meta = json::object();  // meta rows by name (nextJobSeq, faults, ...)
+  // The id generator's seed and counter, when they moved (nearly every write: kept as numbers, not
+  // built as a meta document per write; the writer makes the "ids" row once a batch).
+  std::optional<std::array<std::uint64_t, 2>> ids;
 };
 
 // What the file held when it was opened.
@@ -269,6 +273,9 @@ class Persister {
   bool check_started_ = false, check_done_ = false;
   std::exception_ptr check_error_;
   sqlite3_stmt* put_meta_ = nullptr;
+  // A batch's BEGIN IMMEDIATE and COMMIT, prepared once (sqlite3_exec parsed them every batch).
+  sqlite3_stmt* begin_ = nullptr;
+  sqlite3_stmt* commit_ = nullptr;
 
   // The scalar parts (ids, job and fault counters, faults, trimmed) as the last change set queued
   // them (under the store's lock): a change set carries only those that differ from it.

@@ -21,7 +21,7 @@ namespace {
 template <class T>
 std::vector<std::string> Noted(model::Table<T>& table) {
   std::vector<std::string> ids;
-  if (table.TakeChanges([&](const std::string& id, const T*) { ids.push_back(id); })) return {"<every row>"};
+  if (table.TakeChanges([&](std::string_view id, const T*) { ids.emplace_back(id); })) return {"<every row>"};
   return ids;
 }
 

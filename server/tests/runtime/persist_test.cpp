@@ -115,7 +115,7 @@ TEST(TableChanges, NotesRowsHandedOutMutablyAndNothingElse) {
   std::vector<std::pair<std::string, bool>> seen;
   auto take = [&] {
     seen.clear();
-    return t.TakeChanges([&](const std::string& id, const model::Workspace* row) { seen.emplace_back(id, row != nullptr); });
+    return t.TakeChanges([&](std::string_view id, const model::Workspace* row) { seen.emplace_back(id, row != nullptr); });
   };
   EXPECT_FALSE(take());
   EXPECT_TRUE(seen.empty());
@@ -138,6 +138,26 @@ TEST(TableChanges, NotesRowsHandedOutMutablyAndNothingElse) {
   for (auto& row : t.EditAll()) row.name = "all";  // the whole table
   EXPECT_TRUE(take());
   EXPECT_FALSE(take());  // forgotten once taken
+  // More notes than a scan takes (a hash set instead), by position while no erase moves rows;
+  // then an erase before all of them (every position after it moves): the rows noted before it
+  // are still the rows handed, each once, first noted first, the erased one last and gone.
+  std::vector<std::pair<std::string, bool>> want;
+  for (int i = 0; i < 12; ++i) {
+    w.id = "n" + std::to_string(i);
+    t.Insert(w);
+    want.emplace_back(w.id, true);
+  }
+  for (const auto& [id, present] : want) t.Edit(id)->name = "twice";
+  EXPECT_FALSE(take());
+  EXPECT_EQ(seen, want);
+  for (const auto& [id, present] : want) t.Edit(id)->name = "again";
+  ASSERT_EQ(t.rows().front().id, "b");
+  t.Erase("b");
+  t.Edit("n11")->name = "after the erase";
+  t.Edit("n0")->name = "after the erase";
+  EXPECT_FALSE(take());
+  want.emplace_back("b", false);
+  EXPECT_EQ(seen, want);
 }
 
 TEST(Persist, WritesReachTheFileAndReadBackTheSameWorld) {
