@@ -73,6 +73,12 @@ TEST(CompactString, RandomUuidsAreHeldInTheirSixteenBytes) {
   }
 }
 
+TEST(CompactString, AUuidIsWrittenAsItsHexDigitsInOrder) {
+  EXPECT_EQ(CompactString::FromUuid(0x0123456789abcdefULL, 0x8edcba9876543210ULL).str(),
+            "01234567-89ab-cdef-8edc-ba9876543210");
+  EXPECT_EQ(CompactString::FromUuid(~0ULL, ~0ULL).str(), "ffffffff-ffff-ffff-bfff-ffffffffffff");  // the variant's bits
+}
+
 // Every byte at every place of a canonical UUID: held in 16 bytes exactly when the text is still a
 // canonical UUID (lower-case hex digits, dashes where they go, the RFC 4122 variant), and either
 // way read back as given.
