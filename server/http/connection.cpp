@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <system_error>
+#include <thread>
 
 #include <fcntl.h>
 #include <netdb.h>
@@ -315,9 +317,6 @@ Connection::~Connection() {
     while (deferred_->pending.load(std::memory_order_acquire)) deferred_->pending.wait(true, std::memory_order_acquire);
 }
 
-Connection::Deferred::~Deferred() {
-  if (wake >= 0) ::close(wake);
-}
 
 ssize_t Connection::write(const char* ptr, size_t size) {
   if (discard_writes_) return static_cast<ssize_t>(size);
@@ -349,40 +348,65 @@ bool Connection::Flush() {
 bool Connection::CanDefer() {
   if (ssl_) return false;
   if (!deferred_) {
-    const int wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (wake < 0) return false;  // nothing could wake this thread for the rest: it waits instead
     deferred_ = std::make_shared<Deferred>();
     deferred_->fd = fd_;
-    deferred_->wake = wake;
   }
   return true;
+}
+
+void Connection::Release(Deferred& d) {
+  d.pending.store(false, std::memory_order_release);
+  d.pending.notify_one();
 }
 
 void Connection::HandToGate() {
   deferred_->pending.store(true, std::memory_order_relaxed);
   std::shared_ptr<Gate> gate = std::move(gate_);
   // The gate's thread (the durable writer) sends what the socket takes at once and never blocks:
-  // a client that does not read must not hold every other answer up.
-  gate->Then([d = deferred_, bytes = std::move(out_)](const std::string* refusal) {
-    size_t at = 0;
-    if (!refusal) {
-      while (at < bytes.size()) {
-        const ssize_t n = ::send(d->fd, bytes.data() + at, bytes.size() - at, MSG_DONTWAIT | MSG_NOSIGNAL);
-        if (n > 0) at += static_cast<size_t>(n);
-        else if (n < 0 && errno == EINTR) continue;
-        else break;  // full, or broken: the connection's thread sends the rest (and learns which)
-      }
-      if (at < bytes.size()) d->rest.assign(bytes, at);
-    } else {
+  // a client that does not read must not hold every other answer up. Nothing here wakes the
+  // connection's thread, which may be blocked reading the next request (WaitForRequest).
+  gate->Then([d = deferred_, bytes = std::move(out_)](const std::string* refusal) mutable {
+    if (refusal) {
+      // The conversation ends with a 500 in this answer's place (AwaitDeferred): its thread finds
+      // the end of the client's bytes, waiting for a next request or at its next read.
       d->refused = true;
-      d->rest = *refusal;  // the body of the 500 sent in the answer's place
+      d->refusal = *refusal;
+      ::shutdown(d->fd, SHUT_RD);
+      return Release(*d);
     }
-    if (at < bytes.size()) {
-      const std::uint64_t one = 1;
-      [[maybe_unused]] auto n = ::write(d->wake, &one, sizeof one);
+    size_t at = 0;
+    while (at < bytes.size()) {
+      const ssize_t n = ::send(d->fd, bytes.data() + at, bytes.size() - at, MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n > 0) at += static_cast<size_t>(n);
+      else if (n < 0 && errno == EINTR) continue;
+      else break;  // full, or broken
     }
-    d->pending.store(false, std::memory_order_release);
-    d->pending.notify_one();
+    if (at == bytes.size()) return Release(*d);
+    // The socket took part of it (an answer larger than its buffer, or a client slow to read): the
+    // rest goes from a thread of its own, which may block as a send does (the socket's send
+    // timeout). The connection's next answer, and its close, wait for it (AwaitDeferred).
+    bytes.erase(0, at);
+    auto send_rest = [d, rest = std::move(bytes)] {
+      for (size_t done = 0; done < rest.size();) {
+        const ssize_t n = ::send(d->fd, rest.data() + done, rest.size() - done, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+          // Broken, or the client stopped reading: the conversation ends (its thread finds the end).
+          d->broken = true;
+          ::shutdown(d->fd, SHUT_RDWR);
+          break;
+        }
+        done += static_cast<size_t>(n);
+      }
+      Release(*d);
+    };
+    try {
+      std::thread(std::move(send_rest)).detach();
+    } catch (const std::system_error&) {  // no thread to be had: the connection is given up
+      d->broken = true;
+      ::shutdown(d->fd, SHUT_RDWR);
+      Release(*d);
+    }
   });
   out_ = std::string();
 }
@@ -394,18 +418,14 @@ void Connection::AwaitDeferred() {
   if (d.refused) {
     d.refused = false;
     // In place of the answer whose change is not on disk; what came after it is not sent either.
-    const std::string body = std::move(d.rest);
-    d.rest.clear();
+    const std::string body = std::move(d.refusal);
+    d.refusal.clear();
     out_.clear();
     gate_.reset();
     AnswerAndFail(transport_.ClosingAnswerWithBody(500, body));
     return;
   }
-  if (!d.rest.empty()) {
-    const std::string rest = std::move(d.rest);
-    d.rest.clear();
-    SendAll(rest.data(), rest.size());
-  }
+  if (d.broken) failed_ = true;
 }
 
 void Connection::AnswerAndFail(const std::string& answer) {
@@ -420,15 +440,11 @@ bool Connection::WaitForRequest(int timeout_ms) {
   // Bytes already read: ours, or decrypted and held by the TLS session.
   if (pos_ < len_ || (ssl_ && SSL_pending(ssl_) > 0)) return true;
   // Between two requests a keep-alive connection mostly waits: one blocking read does it with one
-  // system call where a poll of three descriptors (the socket, the stop's and the gate's
-  // eventfds) and then a read took two (measured on the same build, the one and the other: 55.5
-  // against 60.5 us of CPU per purchase at 32 connections). Not while an answer is out with a
-  // gate: its callback may need this thread (the rest to send, or a refusal), and only a poll of
-  // the gate's eventfd wakes it for that.
-  if (may_block_ && !(deferred_ && deferred_->pending.load(std::memory_order_acquire))) {
-    AwaitDeferred();  // a callback that has run may have left the rest to send, or a refusal
-    return !failed_ && ReceiveBlocking(timeout_ms) == 1;
-  }
+  // system call where a poll of three descriptors (the socket, the stop's and a gate's eventfds)
+  // and then a read took two (measured on the same build, the one and the other: 55.5 against
+  // 60.5 us of CPU per purchase at 32 connections). An answer still out with a gate needs nothing
+  // of this thread until the next one (HandToGate).
+  if (may_block_) return ReceiveBlocking(timeout_ms) == 1;
   return Poll(timeout_ms) == 1;
 }
 
@@ -454,23 +470,13 @@ int Connection::ReceiveBlocking(int timeout_ms) {
 }
 
 int Connection::Poll(int timeout_ms, short events) {
-  // The stop's eventfd, and a gate's when an answer was handed to one: its callback wakes this
-  // thread when the answer needs it (the rest to send, or a refusal).
-  const int wake = deferred_ ? deferred_->wake : -1;
-  pollfd fds[3] = {{fd_, events, 0}, {transport_.stop_fd(), POLLIN, 0}, {wake, POLLIN, 0}};
+  pollfd fds[2] = {{fd_, events, 0}, {transport_.stop_fd(), POLLIN, 0}};  // a negative fd is ignored
   for (;;) {
-    const int n = ::poll(fds, 3, timeout_ms);  // a negative fd is ignored by poll
+    const int n = ::poll(fds, 2, timeout_ms);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return -1;
     if (n == 0) return 0;
     if (fds[1].revents) return -1;
-    if (fds[2].revents) {
-      std::uint64_t count = 0;
-      [[maybe_unused]] auto r = ::read(wake, &count, sizeof count);
-      AwaitDeferred();
-      if (failed_) return -1;
-      if (!fds[0].revents) continue;
-    }
     return 1;
   }
 }

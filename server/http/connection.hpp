@@ -155,11 +155,11 @@ class Connection final : public httplib::Stream {
   // The connection this thread serves now (null on other threads): the handler's way to it.
   static Connection* Current();
   // Whether an answer can be sent later from another thread: plain HTTP (a TLS session is not
-  // written from two threads), with the eventfd that wakes this thread to finish one made.
+  // written from two threads).
   bool CanDefer();
   // The answer being written waits for `gate` (Response::gate; only after CanDefer said yes): the
   // next Flush hands its bytes to the gate's callback, which sends them (what the socket does not
-  // take at once is sent by this thread later), and returns without waiting.
+  // take at once goes from a thread of its own), and returns without waiting.
   void Defer(std::shared_ptr<Gate> gate) { gate_ = std::move(gate); }
 
   void CloseAfterThisRequest() { close_after_ = true; }
@@ -169,8 +169,8 @@ class Connection final : public httplib::Stream {
  private:
   // 1: ready for `events`; 0: timed out; -1: stopping or an error.
   int Poll(int timeout_ms, short events = POLLIN);
-  // WaitForRequest on a plain socket with no answer out with a gate: one blocking read, bounded by
-  // the socket's receive timeout. 1: bytes read into the buffer; 0: timed out; -1: the client
+  // WaitForRequest on a registered plain socket: one blocking read, bounded by the socket's
+  // receive timeout. 1: bytes read into the buffer; 0: timed out; -1: the client
   // closed, stopping, or an error.
   int ReceiveBlocking(int timeout_ms);
   ssize_t Fill();
@@ -189,7 +189,7 @@ class Connection final : public httplib::Stream {
   // into head_ before a refill, into a copy of it when head() is asked.
   void AppendHead(std::string& kept, size_t end) const;
   bool SendAll(const char* p, size_t n);
-  // Until the answer handed to a gate has gone out: then sends what its callback left, or, when
+  // Until the answer handed to a gate has gone out (or failed to: the conversation ends), or, when
   // the gate refused it, answers 500 in its place and ends the conversation. Every send and the
   // close come after this, so answers go out in order and the socket outlives the callback.
   void AwaitDeferred();
@@ -199,12 +199,13 @@ class Connection final : public httplib::Stream {
   // Connection is gone (its socket is not: AwaitDeferred), so it holds only this.
   struct Deferred {
     int fd = -1;
-    int wake = -1;  // eventfd: the connection's thread has to finish an answer (rest or refused)
-    std::atomic<bool> pending{false};
-    std::string rest;       // what the socket would not take without blocking; refused: the 500's body
+    std::atomic<bool> pending{false};  // the callback (or the thread sending the rest) is not done
     bool refused = false;   // the gate said no: the change was not made durable
-    ~Deferred();
+    std::string refusal;    // then the body of the 500 sent in the answer's place
+    bool broken = false;    // the rest could not be sent
   };
+  // The callback is done with the connection's socket: its thread may go on (AwaitDeferred).
+  static void Release(Deferred& d);
   std::shared_ptr<Deferred> deferred_;
   std::shared_ptr<Gate> gate_;
 

@@ -159,7 +159,7 @@ TEST(DeferredAnswer, PipelinedAnswersGoOutInTheOrderTheRequestsCame) {
 }
 
 // The gate's thread (the durable writer) must never block on a client: it sends what the socket
-// takes at once, and the connection's own thread sends the rest.
+// takes at once, and the rest goes from a thread of its own.
 TEST(DeferredAnswer, AnAnswerLargerThanTheSocketTakesAtOnceArrivesWhole) {
   Conversation talk(1, 30000);
   auto [c, gate] = std::tie(talk.client, talk.gates[0]);
@@ -168,6 +168,21 @@ TEST(DeferredAnswer, AnAnswerLargerThanTheSocketTakesAtOnceArrivesWhole) {
   const std::string answer = c.ReadAnswer();
   EXPECT_EQ(StatusOf(answer), 200);
   EXPECT_EQ(BodyText(answer), std::string(8 * 1024 * 1024, 'b'));
+  ASSERT_TRUE(c.Send(kPlain));
+  EXPECT_EQ(BodyText(c.ReadAnswer()), R"({"path":"/plain"})");
+}
+
+// The rest of a large answer goes from a thread of its own while the connection's thread goes on
+// reading: an answer the client asked for after it (pipelined) still goes out after it, whole.
+TEST(DeferredAnswer, ALargeAnswersRestGoesBeforeTheAnswerAfterIt) {
+  Conversation talk(1, 30000);
+  auto [c, gate] = std::tie(talk.client, talk.gates[0]);
+  ASSERT_TRUE(c.Send(std::string("POST /big-gated HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n") + kPlain));
+  gate->Open(true);
+  const std::string big = c.ReadAnswer();
+  EXPECT_EQ(StatusOf(big), 200);
+  EXPECT_EQ(BodyText(big), std::string(8 * 1024 * 1024, 'b'));
+  EXPECT_EQ(BodyText(c.ReadAnswer()), R"({"path":"/plain"})");
   ASSERT_TRUE(c.Send(kPlain));
   EXPECT_EQ(BodyText(c.ReadAnswer()), R"({"path":"/plain"})");
 }

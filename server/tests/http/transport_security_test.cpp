@@ -363,11 +363,13 @@ TEST(Transport, AStopEndsAKeepAliveConnectionWaitingForItsNextRequest) {
   app::Options o;
   o.idleTimeoutMs = 120000;
   TestServer server(o);
+  // Connected first, so accepted before the other (which is answered below): waiting for its
+  // first request when the stop comes, not still in the listening socket's queue.
+  RawClient silent(server.port(), 30000);
+  ASSERT_TRUE(silent.connected());
   RawClient c(server.port(), 30000);
   ASSERT_TRUE(c.Send("GET /_sim/health HTTP/1.1\r\nHost: emsim\r\n\r\n"));
   ASSERT_EQ(StatusOf(c.ReadAnswer()), 200);
-  RawClient silent(server.port(), 30000);  // connected, waiting for its first request
-  ASSERT_TRUE(silent.connected());
   server.app().Stop();
   EXPECT_TRUE(c.ClosedByServer());
   EXPECT_TRUE(silent.ClosedByServer());
