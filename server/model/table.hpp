@@ -42,7 +42,7 @@ class Table {
   T* Edit(const Key& id) {
     const size_t row = RowOf(id);
     if (row == IdIndex::npos) return nullptr;
-    if (tracking_) touched_.push_back({row, {}});
+    Note(row);
     return &rows_[row];
   }
   template <TableKey Key>
@@ -72,7 +72,7 @@ class Table {
       rows_.pop_back();
       throw std::logic_error("duplicate id " + id);
     }
-    if (tracking_) touched_.push_back({rows_.size() - 1, {}});
+    Note(rows_.size() - 1);
     return rows_.back();
   }
 
@@ -80,10 +80,8 @@ class Table {
   bool Erase(const std::string& id) {
     const size_t row = index_.Find(id, KeyOf());
     if (row == IdIndex::npos) return false;
-    if (tracking_) {
-      PinNotes();
-      touched_.push_back({IdIndex::npos, id});
-    }
+    PinNotes();
+    Note(IdIndex::npos, id);
     rows_.erase(rows_.begin() + static_cast<std::ptrdiff_t>(row));
     Reindex();
     return true;
@@ -94,11 +92,11 @@ class Table {
   void EraseAll(const std::vector<std::string>& ids) {
     std::vector<bool> gone(rows_.size(), false);
     bool any = false;
-    if (tracking_) PinNotes();
+    PinNotes();
     for (const auto& id : ids) {
       const size_t row = index_.Find(id, KeyOf());
       if (row == IdIndex::npos) continue;
-      if (tracking_) touched_.push_back({IdIndex::npos, id});
+      Note(IdIndex::npos, id);
       gone[row] = any = true;
     }
     if (!any) return;
@@ -108,7 +106,7 @@ class Table {
   }
 
   void Clear() {
-    all_touched_ = tracking_;
+    TouchAll();
     rows_.clear();
     index_.Clear();
   }
@@ -119,7 +117,7 @@ class Table {
   auto begin() const { return rows_.begin(); }
   auto end() const { return rows_.end(); }
   std::deque<T>& EditAll() {
-    all_touched_ = tracking_;
+    TouchAll();
     return rows_;
   }
   const std::deque<T>& rows() const { return rows_; }
@@ -129,13 +127,13 @@ class Table {
   // filled by the caller, with no index entry, until IndexLoaded() indexes them all (throwing
   // std::invalid_argument on a duplicate id, as Assign does). Nothing may look rows up between.
   T& AppendForLoad() {
-    all_touched_ = tracking_;
+    TouchAll();
     return rows_.emplace_back();
   }
   void IndexLoaded() { Reindex(); }
 
   void Assign(std::vector<T> rows) {
-    all_touched_ = tracking_;
+    TouchAll();
     rows_.assign(std::make_move_iterator(rows.begin()), std::make_move_iterator(rows.end()));
     Reindex();
   }
@@ -219,6 +217,15 @@ class Table {
     size_t row;      // IdIndex::npos: noted by `id`
     std::string id;
   };
+  void Note(size_t row, std::string id = {}) {
+    // Once the whole table is to be written, nothing needs noting (and positions noted could go
+    // stale: EditAll hands out the rows themselves).
+    if (tracking_ && !all_touched_) touched_.push_back({row, std::move(id)});
+  }
+  void TouchAll() {
+    all_touched_ = tracking_;
+    touched_.clear();
+  }
   // Before rows move: the positions noted so far become ids.
   void PinNotes() {
     for (auto& t : touched_)

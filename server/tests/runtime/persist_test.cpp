@@ -158,6 +158,15 @@ TEST(TableChanges, NotesRowsHandedOutMutablyAndNothingElse) {
   EXPECT_FALSE(take());
   want.emplace_back("b", false);
   EXPECT_EQ(seen, want);
+  // Once the whole table is to be written (a clear), nothing more is noted: a position noted
+  // before it is never read after it (here it would be past the end of the rows).
+  t.Edit("n11")->name = "noted before the clear";
+  t.Clear();
+  w.id = "after the clear";
+  t.Insert(w);
+  t.Erase("after the clear");
+  EXPECT_TRUE(take());
+  EXPECT_FALSE(take());
 }
 
 TEST(Persist, WritesReachTheFileAndReadBackTheSameWorld) {
