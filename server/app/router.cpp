@@ -578,15 +578,16 @@ void LogRequest(const Request& req, int status) {
   const std::string_view status_view(status_text, std::to_chars(status_text, status_text + sizeof status_text, status).ptr - status_text);
   std::string duration;
   core::AppendJsonHundredths(duration, std::llround(ms * 100));  // as a JSON number of two places
-  const runtime::LogField op = req.operationId.empty() ? runtime::LogField{"operationId", "null", true}
-                                                        : runtime::LogField{"operationId", req.operationId};
-  if (req.accountId.empty())
-    runtime::LogLine("info", "request", {{"requestId", req.requestId}, {"method", req.method}, {"path", req.path}, op,
-                                         {"status", status_view, true}, {"durationMs", duration, true}});
-  else
-    runtime::LogLine("info", "request", {{"requestId", req.requestId}, {"method", req.method}, {"path", req.path}, op,
-                                         {"status", status_view, true}, {"durationMs", duration, true},
-                                         {"accountId", req.accountId}});
+  const runtime::LogField fields[] = {
+      {"requestId", req.requestId},
+      {"method", req.method},
+      {"path", req.path},
+      req.operationId.empty() ? runtime::LogField{"operationId", "null", true} : runtime::LogField{"operationId", req.operationId},
+      {"status", status_view, true},
+      {"durationMs", duration, true},
+      {"accountId", req.accountId},  // last: left out when there is none
+  };
+  runtime::LogLine("info", "request", std::span(fields, std::size(fields) - (req.accountId.empty() ? 1 : 0)));
 }
 }  // namespace
 

@@ -81,8 +81,6 @@ std::uint64_t IdHash(std::string_view text) noexcept {
 
 std::uint64_t CompactString::IdHash() const noexcept { return IsUuid() ? UuidHash(hi_, lo_) : Hash(); }
 
-// Written by hand: snprintf cost ~3k instructions per id, and a purchase draws and writes several
-// ids under the store's write lock.
 namespace {
 // Each byte's two hex digits, so a UUID is 16 lookups: a digit at a time (a shift, a mask and a
 // lookup per digit) was ~190 instructions a UUID, and a purchase writes a dozen (its answer, its
@@ -106,6 +104,8 @@ inline char* PutHex(char* p, std::uint64_t v, int bytes) {
 }
 }  // namespace
 
+// Written by hand: snprintf cost ~3k instructions per id, and a purchase draws and writes several
+// ids under the store's write lock.
 void WriteUuid(std::uint64_t hi, std::uint64_t lo, char* out36) noexcept {
   char* p = PutHex(out36, hi >> 32, 4);
   *p++ = '-';

@@ -84,6 +84,19 @@ void LingeringClose(int fd) {
   ::close(fd);
 }
 
+// All of `n` bytes to a blocking socket (bounded by its send timeout); false when it broke or timed
+// out first.
+bool SendWhole(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    const ssize_t sent = ::send(fd, p, n, MSG_NOSIGNAL);
+    if (sent < 0 && errno == EINTR) continue;
+    if (sent <= 0) return false;
+    p += sent;
+    n -= static_cast<size_t>(sent);
+  }
+  return true;
+}
+
 }  // namespace
 
 int MillisUntil(Steady::time_point deadline) {
@@ -317,7 +330,6 @@ Connection::~Connection() {
     while (deferred_->pending.load(std::memory_order_acquire)) deferred_->pending.wait(true, std::memory_order_acquire);
 }
 
-
 ssize_t Connection::write(const char* ptr, size_t size) {
   if (discard_writes_) return static_cast<ssize_t>(size);
   if (failed_) return -1;
@@ -387,16 +399,10 @@ void Connection::HandToGate() {
     // timeout). The connection's next answer, and its close, wait for it (AwaitDeferred).
     bytes.erase(0, at);
     auto send_rest = [d, rest = std::move(bytes)] {
-      for (size_t done = 0; done < rest.size();) {
-        const ssize_t n = ::send(d->fd, rest.data() + done, rest.size() - done, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-          // Broken, or the client stopped reading: the conversation ends (its thread finds the end).
-          d->broken = true;
-          ::shutdown(d->fd, SHUT_RDWR);
-          break;
-        }
-        done += static_cast<size_t>(n);
+      if (!SendWhole(d->fd, rest.data(), rest.size())) {
+        // Broken, or the client stopped reading: the conversation ends (its thread finds the end).
+        d->broken = true;
+        ::shutdown(d->fd, SHUT_RDWR);
       }
       Release(*d);
     };
@@ -580,18 +586,10 @@ bool Connection::SendAll(const char* p, size_t n) {
     }
     return true;
   }
-  while (n > 0) {
-    // Blocking, bounded by the socket's send timeout (httplib sets SO_SNDTIMEO on accept).
-    const ssize_t sent = ::send(fd_, p, n, MSG_NOSIGNAL);
-    if (sent < 0 && errno == EINTR) continue;
-    if (sent <= 0) {
-      failed_ = true;
-      return false;
-    }
-    p += sent;
-    n -= static_cast<size_t>(sent);
-  }
-  return true;
+  // Blocking, bounded by the socket's send timeout (httplib sets SO_SNDTIMEO on accept).
+  if (SendWhole(fd_, p, n)) return true;
+  failed_ = true;
+  return false;
 }
 
 }  // namespace emsim::http

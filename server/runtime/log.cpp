@@ -234,8 +234,8 @@ void LogWith(std::string_view level, std::string_view message, const Fields& fie
 
 void Log(const std::string& level, const std::string& message, const LogFields& fields) { LogWith(level, message, fields); }
 
-void LogLine(std::string_view level, std::string_view message, std::initializer_list<LogField> fields) {
-  LogWith(level, message, std::span<const LogField>(fields.begin(), fields.size()));
+void LogLine(std::string_view level, std::string_view message, std::span<const LogField> fields) {
+  LogWith(level, message, fields);
 }
 
 }  // namespace emsim::runtime

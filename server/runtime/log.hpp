@@ -1,6 +1,5 @@
 #pragma once
 // One-line logs to stderr, as text or JSON (--log-format), from --log-level up.
-#include <initializer_list>
 #include <span>
 #include <string>
 #include <string_view>
@@ -40,7 +39,7 @@ std::string FormatLogLine(LogFormat format, std::string_view time, std::string_v
 // lines (and everything logged before them) before Log returns.
 void Log(const std::string& level, const std::string& message, const LogFields& fields = LogFields::object());
 // The same line from fields given as text.
-void LogLine(std::string_view level, std::string_view message, std::initializer_list<LogField> fields);
+void LogLine(std::string_view level, std::string_view message, std::span<const LogField> fields);
 // Writes every line still waiting (at exit it runs by itself; tests that read stderr call it).
 void FlushLog();
 
