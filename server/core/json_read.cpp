@@ -1,10 +1,35 @@
 #include "core/json_read.hpp"
 
+#include <bit>
 #include <cstring>
 
 #include "core/json_limits.hpp"
 
 namespace emsim::core {
+
+size_t PlainAsciiRun(const char* p, const char* end) {
+  const char* const start = p;
+  if constexpr (std::endian::native == std::endian::little) {
+    // Eight bytes at a time: a byte is flagged when it is below 0x20, a quote or a backslash (the
+    // zero-byte test on the word xor'ed with it) or at least 0x80 (its high bit). A test's lowest
+    // flagged byte is always a true one (a borrow only spreads upwards), so the first flagged byte
+    // of the word is the first that ends the run.
+    constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+    for (; end - p >= 8; p += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, p, 8);
+      const std::uint64_t quote = w ^ (kOnes * '"'), backslash = w ^ (kOnes * '\\');
+      const std::uint64_t flagged =
+          (((w - kOnes * 0x20) & ~w) | ((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) | w) & kHigh;
+      if (flagged) return static_cast<size_t>(p - start) + static_cast<size_t>(std::countr_zero(flagged) / 8);
+    }
+  }
+  for (; p != end; ++p) {
+    const auto c = static_cast<unsigned char>(*p);
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
+  }
+  return static_cast<size_t>(p - start);
+}
 
 bool JsonCursor::Literal(std::string_view word) {
   SkipSpace();
@@ -73,10 +98,11 @@ bool JsonCursor::String(std::string& out) {
   for (;;) {
     // A run of plain bytes, copied at once after its UTF-8 is checked.
     const char* run = p_;
+    p_ += PlainAsciiRun(p_, end_);
+    const char* const ascii_end = p_;  // ASCII before it: UTF-8 as it is
     while (p_ != end_ && *p_ != '"' && *p_ != '\\' && static_cast<unsigned char>(*p_) >= 0x20) ++p_;
-    const std::string_view plain(run, static_cast<size_t>(p_ - run));
-    if (!model::IsValidUtf8(plain)) return false;
-    out.append(plain);
+    if (!model::IsValidUtf8(std::string_view(ascii_end, static_cast<size_t>(p_ - ascii_end)))) return false;
+    out.append(run, static_cast<size_t>(p_ - run));
     if (p_ == end_ || static_cast<unsigned char>(*p_) < 0x20) return false;
     if (*p_++ == '"') return true;
     if (p_ == end_) return false;
@@ -126,10 +152,11 @@ bool JsonCursor::String(std::string& out) {
 bool JsonCursor::PlainString(std::string_view& out) {
   const char* const before = p_;
   if (!Consume('"')) return false;
-  const char* p = p_;
+  const char* p = p_ + PlainAsciiRun(p_, end_);
+  const char* const ascii_end = p;  // ASCII before it: UTF-8 as it is
   while (p != end_ && *p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20) ++p;
   const std::string_view plain(p_, static_cast<size_t>(p - p_));
-  if (p == end_ || *p != '"' || !model::IsValidUtf8(plain)) {
+  if (p == end_ || *p != '"' || !model::IsValidUtf8(std::string_view(ascii_end, static_cast<size_t>(p - ascii_end)))) {
     p_ = before;
     return false;
   }
@@ -141,12 +168,8 @@ bool JsonCursor::PlainString(std::string_view& out) {
 bool JsonCursor::Key(std::string_view& out) {
   if (!Consume('"')) return false;
   const char* start = p_;
-  while (p_ != end_ && *p_ != '"') {
-    const auto c = static_cast<unsigned char>(*p_);
-    if (c < 0x20 || c >= 0x80 || c == '\\') return false;
-    ++p_;
-  }
-  if (p_ == end_) return false;
+  p_ += PlainAsciiRun(p_, end_);  // a key is printable ASCII without escapes
+  if (p_ == end_ || *p_ != '"') return false;
   out = std::string_view(start, static_cast<size_t>(p_ - start));
   ++p_;
   return Consume(':');

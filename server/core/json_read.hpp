@@ -10,11 +10,16 @@
 // reads that text the slow way, through the document, which decides what it means or says what
 // is wrong. So false is "not read here", never an error by itself, and nothing read here can mean
 // something else there. It never recurses: skipping a value counts its depth.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace emsim::core {
+
+// The length of the run of bytes from `p` (up to `end`) that a JSON string holds as they are and
+// that are UTF-8 by themselves: printable ASCII other than '"' and '\\'.
+size_t PlainAsciiRun(const char* p, const char* end);
 
 class JsonCursor {
  public:

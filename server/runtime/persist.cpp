@@ -619,10 +619,10 @@ void Persister::Query(sqlite3* db, const std::string& sql, Row&& row) const {
 }
 
 // Column 1 (the body) checked against the checksum of column `sum_col` when it has one.
-void Persister::CheckSum(const std::string& table, std::string_view id, sqlite3_stmt* st, int sum_col) const {
+void Persister::CheckSum(std::string_view table, std::string_view id, sqlite3_stmt* st, int sum_col) const {
   const std::string_view bytes = ColumnView(st, 1);
   if (sqlite3_column_type(st, sum_col) != SQLITE_NULL && sqlite3_column_int64(st, sum_col) != RowSum(bytes))
-    throw PersistError(path_ + ": table " + table + ", id " + model::SafeText(id) +
+    throw PersistError(path_ + ": table " + std::string(table) + ", id " + model::SafeText(id) +
                        ": the body does not match its checksum (column sum): the file is damaged; restore a backup, "
                        "or, if the body was changed on purpose, set the row's sum to NULL");
 }

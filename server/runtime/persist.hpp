@@ -231,7 +231,7 @@ class Persister {
   // The rowid of the row of `id` in a table keyed by id, found by reading the table (a hash collision).
   std::optional<std::int64_t> ScanRowid(std::uint8_t table, const std::string& id);
   std::string RowsSql(size_t table) const;
-  void CheckSum(const std::string& table, std::string_view id, sqlite3_stmt* st, int sum_col) const;
+  void CheckSum(std::string_view table, std::string_view id, sqlite3_stmt* st, int sum_col) const;
   void CreateTables();
   void Migrate(int from);
   void TakeLock();

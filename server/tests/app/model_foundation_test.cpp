@@ -475,6 +475,36 @@ TEST(StateText, LoadsTheWorldTheDocumentLoadsWithItsErrors) {
   }
 }
 
+// A loaded value outside its range is refused with the row's id and the field (a time past the
+// years 1970-9999 overflowed once a retry delay was added to it), whatever the id's kind: a UUID
+// held compactly, a text id, a job's sequence number.
+TEST(StateLoad, AValueOutOfRangeIsRefusedNamingItsRowAndField) {
+  const json world = model::DumpState(BusyWorld());
+  auto refusal = [&](const char* list, const char* field, const json& value) -> std::string {
+    json doc = world;
+    doc[list][0][field] = value;
+    try {
+      model::LoadState(doc);
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    return "taken";
+  };
+  const std::string test_id = world["placementTests"][0]["id"];
+  EXPECT_EQ(refusal("placementTests", "createdAt", -1),
+            "state.placementTests: " + test_id + ".createdAt must be a time in the years 1970 to 9999 (Unix ms)");
+  const std::string invoice_id = world["invoices"][0]["id"];
+  EXPECT_EQ(refusal("invoices", "amountCents", 2'000'000'000'000'000'000),
+            "state.invoices: " + invoice_id + ".amountCents must be from -1000000000000000 to 1000000000000000");
+  const std::string seq = std::to_string(world["jobs"][0]["seq"].get<std::uint64_t>());
+  EXPECT_EQ(refusal("jobs", "dueMs", 400'000'000'000'000),
+            "state.jobs: " + seq + ".dueMs must be a time in the years 1970 to 9999 (Unix ms)");
+  const std::string event_id = world["events"][0]["id"];
+  EXPECT_EQ(refusal("events", "createdMs", -5),
+            "state.events: " + event_id + ".createdMs must be a time in the years 1970 to 9999 (Unix ms)");
+  EXPECT_EQ(refusal("placementTests", "createdAt", 1'700'000'000'000), "taken");
+}
+
 // A record's text with member `replaced` (when it is one of them) written as `value`, the members
 // in `obj`'s order or reversed.
 std::string MembersText(const json& obj, const std::string& replaced, const std::string& value, bool reversed = false) {
