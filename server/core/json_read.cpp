@@ -31,6 +31,18 @@ size_t PlainAsciiRun(const char* p, const char* end) {
   return static_cast<size_t>(p - start);
 }
 
+namespace {
+// The end of the run from `p` of bytes a JSON string holds as they are (it stops at a quote, a
+// backslash, a control byte or `end`), or nullptr when the run is not UTF-8. Its ASCII start
+// needs no UTF-8 check: only the bytes from the first one that is not ASCII are checked.
+const char* PlainRunEnd(const char* p, const char* end) {
+  p += PlainAsciiRun(p, end);
+  const char* const ascii_end = p;
+  while (p != end && *p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20) ++p;
+  return model::IsValidUtf8(std::string_view(ascii_end, static_cast<size_t>(p - ascii_end))) ? p : nullptr;
+}
+}  // namespace
+
 bool JsonCursor::Literal(std::string_view word) {
   SkipSpace();
   if (static_cast<size_t>(end_ - p_) < word.size() || std::memcmp(p_, word.data(), word.size()) != 0) return false;
@@ -97,12 +109,10 @@ bool JsonCursor::String(std::string& out) {
   out.clear();
   for (;;) {
     // A run of plain bytes, copied at once after its UTF-8 is checked.
-    const char* run = p_;
-    p_ += PlainAsciiRun(p_, end_);
-    const char* const ascii_end = p_;  // ASCII before it: UTF-8 as it is
-    while (p_ != end_ && *p_ != '"' && *p_ != '\\' && static_cast<unsigned char>(*p_) >= 0x20) ++p_;
-    if (!model::IsValidUtf8(std::string_view(ascii_end, static_cast<size_t>(p_ - ascii_end)))) return false;
-    out.append(run, static_cast<size_t>(p_ - run));
+    const char* run_end = PlainRunEnd(p_, end_);
+    if (!run_end) return false;
+    out.append(p_, static_cast<size_t>(run_end - p_));
+    p_ = run_end;
     if (p_ == end_ || static_cast<unsigned char>(*p_) < 0x20) return false;
     if (*p_++ == '"') return true;
     if (p_ == end_) return false;
@@ -152,15 +162,12 @@ bool JsonCursor::String(std::string& out) {
 bool JsonCursor::PlainString(std::string_view& out) {
   const char* const before = p_;
   if (!Consume('"')) return false;
-  const char* p = p_ + PlainAsciiRun(p_, end_);
-  const char* const ascii_end = p;  // ASCII before it: UTF-8 as it is
-  while (p != end_ && *p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20) ++p;
-  const std::string_view plain(p_, static_cast<size_t>(p - p_));
-  if (p == end_ || *p != '"' || !model::IsValidUtf8(std::string_view(ascii_end, static_cast<size_t>(p - ascii_end)))) {
+  const char* p = PlainRunEnd(p_, end_);
+  if (!p || p == end_ || *p != '"') {
     p_ = before;
     return false;
   }
-  out = plain;
+  out = std::string_view(p_, static_cast<size_t>(p - p_));
   p_ = p + 1;
   return true;
 }
@@ -220,14 +227,11 @@ bool JsonCursor::CompactObject(std::string_view& out) {
   const char* start = p_;
   const char* p = p_;
   auto plain_string = [&](bool key) {  // at '"': to past the closing quote, or false
-    const char* from = ++p;
-    while (p != end_ && *p != '"') {
-      const auto c = static_cast<unsigned char>(*p);
-      if (c < 0x20 || c == '\\' || (key && c >= 0x80)) return false;
-      ++p;
-    }
-    if (p == end_ || !model::IsValidUtf8(std::string_view(from, static_cast<size_t>(p - from)))) return false;
     ++p;
+    // A key is ASCII (JsonCursor::Key); a value any UTF-8 without escapes.
+    const char* run_end = key ? p + PlainAsciiRun(p, end_) : PlainRunEnd(p, end_);
+    if (!run_end || run_end == end_ || *run_end != '"') return false;
+    p = run_end + 1;
     return true;
   };
   if (p == end_ || *p++ != '{') return false;

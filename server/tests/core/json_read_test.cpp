@@ -1,4 +1,4 @@
-// core::JsonCursor's strings and keys, read eight bytes at a time (PlainAsciiRun), against what a
+// core::JsonCursor's strings, keys and compact objects, read eight bytes at a time (PlainAsciiRun), against what a
 // byte at a time and nlohmann's parser make of the same text: every position of the byte that
 // ends a run, in words and in the tail, and random texts mixing plain bytes, escapes, controls and
 // UTF-8 (valid and not).
@@ -88,6 +88,13 @@ TEST(JsonCursor, StringsAndKeysReadAsNlohmannReadsThem) {
     if (ByteAtATime(inner) == inner.size()) {
       EXPECT_EQ(key, inner);
     }
+
+    // CompactObject: a value as PlainString takes it, a key as Key does.
+    std::string_view object;
+    const std::string with_value = "{\"k\":" + text + "}";
+    EXPECT_EQ(JsonCursor(with_value).CompactObject(object), !parsed.is_discarded() && no_escapes) << with_value;
+    const std::string with_key = "{" + text + ":1}";
+    EXPECT_EQ(JsonCursor(with_key).CompactObject(object), ByteAtATime(inner) == inner.size()) << with_key;
   }
 }
 
