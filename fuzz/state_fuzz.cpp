@@ -4,7 +4,8 @@
 // again to the same dump (the dump/load round trip GET and PUT /_sim/state promise), and whose
 // dump written as text (model::DumpStateText, GET /_sim/state) is the document's dump. The text
 // reader of `emsim serve --state` (model::LoadStateText) must load the world the document path
-// loads from the same text, or refuse it with the same message.
+// loads from the same text, or refuse it with the same message. And ParseJsonLimited's fast way
+// (ParsePlainJson) must build what nlohmann's parser builds from any text it reads.
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -13,6 +14,7 @@
 #include "common.hpp"
 #include "core/json_limits.hpp"
 #include "model/state.hpp"
+#include "tests/support/typed_json.hpp"
 
 namespace {
 
@@ -41,6 +43,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace emsim;
   const std::string text(reinterpret_cast<const char*>(data), size);
   if (ByText(text) != ByDocument(text)) fuzz::Finding("the text reader of --state and the document path disagree");
+  // ParseJsonLimited's fast way reads a text only as nlohmann's parser does, number types included.
+  if (json fast; model::ParsePlainJson(text, model::kStateJsonLimits, fast)) {
+    const auto slow = model::ParseJsonWithNlohmann(text, model::kStateJsonLimits, "state");
+    if (!slow || !testing::SameTypedJson(fast, *slow)) fuzz::Finding("the fast JSON reader read a text otherwise than nlohmann");
+  }
   const json doc = json::parse(reinterpret_cast<const char*>(data), reinterpret_cast<const char*>(data) + size, nullptr, false);
   if (doc.is_discarded()) return 0;
   model::State state;

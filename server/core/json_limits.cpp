@@ -6,6 +6,8 @@
 #include <cmath>
 #include <vector>
 
+#include "core/json_read.hpp"
+
 namespace emsim::model {
 
 namespace {
@@ -149,7 +151,101 @@ class LimitedDom {
 
 }  // namespace
 
+// Builds what LimitedDom builds from the same text, with the same counts, reading with
+// core::JsonCursor: nlohmann's lexer copies every byte of every token through a std::string, which
+// was two thirds of parsing a 77-byte purchase body. Containers are kept on an explicit stack, as
+// LimitedDom keeps them (a pointer to an open container stays valid: nothing is added to its parent
+// while it is open). A limit is never reported from here: reaching one answers false, and the
+// slow way names it.
+bool ParsePlainJson(std::string_view text, const JsonLimits& limits, json& out) {
+  core::JsonCursor in(text);
+  struct Open {
+    json* container;
+    size_t members;  // read so far: a comma comes before every one after the first
+  };
+  std::vector<Open> stack;
+  stack.reserve(8);
+  size_t values = 0;
+  std::string unescaped;
+  // One value into `slot`; a container is opened (pushed) rather than read.
+  auto value = [&](json& slot) {
+    if (++values > limits.maxValues) return false;
+    const bool object = in.Consume('{');
+    if (object || in.Consume('[')) {
+      if (stack.size() + 1 > limits.maxDepth) return false;
+      slot = object ? json::object() : json::array();
+      stack.push_back({&slot, 0});
+      return true;
+    }
+    if (in.Next('"')) {
+      std::string_view plain;
+      if (in.PlainString(plain)) {
+        if (plain.size() > limits.maxStringBytes) return false;
+        slot = std::string(plain);
+        return true;
+      }
+      if (!in.String(unescaped) || unescaped.size() > limits.maxStringBytes) return false;
+      slot = std::move(unescaped);
+      return true;
+    }
+    if (in.Null()) {
+      slot = nullptr;
+      return true;
+    }
+    bool b;
+    if (in.Bool(b)) {
+      slot = b;
+      return true;
+    }
+    // nlohmann makes an integer without a sign unsigned, and one with a sign (-0 too) signed.
+    const bool negative = in.Next('-');
+    std::int64_t n;
+    if (!in.Integer(n)) return false;
+    if (negative) slot = n;
+    else slot = static_cast<std::uint64_t>(n);
+    return true;
+  };
+  if (!value(out)) return false;
+  while (!stack.empty()) {
+    Open& top = stack.back();
+    json& container = *top.container;
+    if (container.is_object()) {
+      if (in.Consume('}')) {
+        stack.pop_back();
+        continue;
+      }
+      if (top.members++ > 0 && !in.Consume(',')) return false;
+      std::string_view key;
+      if (!in.Key(key) || key.size() > limits.maxStringBytes || ++values > limits.maxValues) return false;
+      auto& members = container.get_ref<json::object_t&>();
+      // LimitedDom refuses the member after the limit even when it repeats a key (which replaces).
+      if (members.size() >= limits.maxArrayItems) return false;
+      json& slot = members[std::string(key)];
+      if (!value(slot)) return false;  // `top` may have moved: not used past here
+    } else {
+      if (in.Consume(']')) {
+        stack.pop_back();
+        continue;
+      }
+      if (top.members++ > 0 && !in.Consume(',')) return false;
+      auto& items = container.get_ref<json::array_t&>();
+      if (items.size() >= limits.maxArrayItems) return false;
+      if (!value(items.emplace_back())) return false;
+    }
+  }
+  return in.AtEnd();
+}
+
 Result<json> ParseJsonLimited(std::string_view text, const JsonLimits& limits, std::string_view what) {
+  json root;
+  try {
+    if (ParsePlainJson(text, limits, root)) return root;
+  } catch (const std::exception&) {  // out of memory: the slow way says so, as it says everything
+  }
+  return ParseJsonWithNlohmann(text, limits, what);
+}
+
+Result<json> ParseJsonWithNlohmann(std::string_view text, const JsonLimits& limits, std::string_view what) {
   json root;
   LimitedDom dom(root, limits);
   bool ok = false;

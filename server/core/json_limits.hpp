@@ -3,11 +3,13 @@
 // a client sent (request bodies, PUT /_sim/state, scenario and fixture documents reach it too),
 // and the UTF-8 and number helpers every message and query reader uses.
 //
-// The parser is nlohmann's SAX lexer with a handler that builds the document itself and refuses,
-// before the value exists, anything deeper, longer or larger than the limits: a 30,000-level body
-// never becomes a tree that a recursive walk (journal redaction, copies, dumps) would overflow
-// the stack on, and a number nlohmann would turn into inf (`1e400`) or a double (an integer past
-// int64) never reaches state. Every later walk of a parsed document is bounded by maxDepth.
+// The common document (plain keys, no floats) is read by core::JsonCursor (ParsePlainJson), and
+// anything else by nlohmann's SAX lexer with a handler that builds the document itself. Both
+// refuse, before the value exists, anything deeper, longer or larger than the limits: a
+// 30,000-level body never becomes a tree that a recursive walk (journal redaction, copies, dumps)
+// would overflow the stack on, and a number nlohmann would turn into inf (`1e400`) or a double (an
+// integer past int64) never reaches state. Every later walk of a parsed document is bounded by
+// maxDepth.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -46,6 +48,21 @@ inline constexpr std::int64_t kMaxJsonInteger = INT64_MAX;
 // for text that is not JSON, "Malformed JSON body at line L, column C: ..." (valid UTF-8 always).
 Result<json> ParseJsonLimited(std::string_view text, const JsonLimits& limits = kRequestJsonLimits,
                               std::string_view what = "body");
+
+// ParseJsonLimited without its fast way below: nlohmann's SAX lexer alone, which decides every text
+// the fast way leaves. Tests and fuzz harnesses use it as the oracle of the readers that must read
+// as it does (ParsePlainJson, model::ReadRecordText), so a shared mistake cannot agree with itself.
+Result<json> ParseJsonWithNlohmann(std::string_view text, const JsonLimits& limits = kRequestJsonLimits,
+                                   std::string_view what = "body");
+
+// The common document read without nlohmann's lexer (ParseJsonLimited tries it first): objects with
+// plain ASCII keys, arrays, strings, integers, true, false and null, well inside `limits`. It
+// answers false, leaving `out` unspecified, at anything it does not read exactly as nlohmann's
+// strict parser would (a float, a key with an escape or outside ASCII, a byte-order mark, text
+// that is not JSON) and at a limit reached; the slow way then decides what the text means or says
+// what is wrong. Where it answers true, its document is the one the slow way builds, number types
+// included (a non-negative integer unsigned, a negative one signed).
+bool ParsePlainJson(std::string_view text, const JsonLimits& limits, json& out);
 
 // ---- times and durations in client documents --------------------------------------------------------
 // A time a client may load (PUT /_sim/state, fixtures): 1970-01-01T00:00:00.000Z up to

@@ -1,9 +1,9 @@
 #pragma once
 // The oracle for model::ReadRecordText, which reads a data dir's rows straight into records: on
-// any text it reads, the document path a state load takes (ParseJsonLimited with the state
-// limits, then from_json) must read it too and give the same record. Where it answers false the
-// start takes the document path itself, so false is always allowed. Used by the model tests
-// (records and mutated records) and the `record` fuzz harness.
+// any text it reads, the document path a state load takes (nlohmann's parser with the state
+// limits, ParseJsonWithNlohmann, then from_json) must read it too and give the same record. Where
+// it answers false the start takes the document path itself, so false is always allowed. Used by
+// the model tests (records and mutated records) and the `record` fuzz harness.
 #include <exception>
 #include <string>
 #include <string_view>
@@ -20,7 +20,7 @@ std::string RecordReadDisagreement(std::string_view text, bool* read = nullptr) 
   const bool ok = model::ReadRecordText(text, fast);
   if (read) *read = ok;
   if (!ok) return "";
-  auto parsed = model::ParseJsonLimited(text, model::kStateJsonLimits, "body");
+  auto parsed = model::ParseJsonWithNlohmann(text, model::kStateJsonLimits, "body");
   if (!parsed) return "read a text the document parser refuses: " + parsed.error().errors.front().msg;
   if (!parsed->is_object()) return "read a text that is not an object";
   T slow{};
